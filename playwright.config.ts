@@ -1,0 +1,46 @@
+import { defineConfig, devices } from '@playwright/test';
+import { existsSync } from 'node:fs';
+
+/** Chromium: $CARREL_CHROMIUM, else Debian's, else Playwright's own (see scripts/chromium.mjs). */
+const executablePath =
+  process.env.CARREL_CHROMIUM ?? (existsSync('/usr/bin/chromium') ? '/usr/bin/chromium' : undefined);
+
+export const E2E_APP_PORT = Number(process.env.CARREL_E2E_PORT ?? 4180);
+
+export default defineConfig({
+  testDir: 'test/e2e',
+  testMatch: '**/*.e2e.ts',
+  outputDir: 'test-results/e2e',
+  fullyParallel: false,
+  forbidOnly: true,
+  retries: 0,
+  // Two cores: one browser per core at most, each with its own mock LLM server.
+  workers: process.env.CI ? 2 : 2,
+  timeout: 30_000,
+  expect: { timeout: 7_000 },
+  reporter: 'list',
+  use: {
+    baseURL: `http://127.0.0.1:${E2E_APP_PORT}`,
+    trace: 'retain-on-failure',
+    screenshot: 'only-on-failure',
+    ...devices['Desktop Chrome'],
+    launchOptions: {
+      executablePath,
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--disable-quic',
+        '--no-first-run',
+      ],
+    },
+  },
+  webServer: {
+    command: `npx vite preview --port ${E2E_APP_PORT} --strictPort --host 127.0.0.1`,
+    url: `http://127.0.0.1:${E2E_APP_PORT}`,
+    reuseExistingServer: !process.env.CI,
+    timeout: 60_000,
+  },
+});

@@ -1,0 +1,32 @@
+// Installs dependencies when node_modules is missing or older than the lockfile, so that
+// `npm start` and `npm test` work on a fresh clone with nothing but Node and npm.
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const root = new URL('..', import.meta.url).pathname;
+const stampPath = join(root, 'node_modules', '.carrel-install-stamp');
+
+function lockHash() {
+  const lock = join(root, 'package-lock.json');
+  const source = existsSync(lock) ? readFileSync(lock) : readFileSync(join(root, 'package.json'));
+  return createHash('sha256').update(source).digest('hex');
+}
+
+export function ensureInstall() {
+  const wanted = lockHash();
+  const current = existsSync(stampPath) ? readFileSync(stampPath, 'utf8').trim() : '';
+  if (current === wanted && existsSync(join(root, 'node_modules', '.bin', 'vite'))) return;
+  const hasLock = existsSync(join(root, 'package-lock.json'));
+  const args = hasLock ? ['ci', '--no-audit', '--no-fund'] : ['install', '--no-audit', '--no-fund'];
+  console.log(`Installing dependencies (npm ${args[0]})…`);
+  const result = spawnSync('npm', args, { cwd: root, stdio: 'inherit' });
+  if (result.status !== 0) {
+    console.error('Dependency installation failed; see the npm output above.');
+    process.exit(result.status ?? 1);
+  }
+  writeFileSync(stampPath, wanted);
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) ensureInstall();

@@ -1,0 +1,35 @@
+import { z } from 'zod';
+import { agentIdSchema } from './ids';
+import { modelRefSchema } from './message';
+
+/** How much history an agent keeps (seed 003); the token budget always applies on top. */
+export const historyStrategySchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('auto') }),
+  z.object({ kind: z.literal('unbounded') }),
+  z.object({ kind: z.literal('buffered'), size: z.number().int().positive() }),
+  z.object({
+    kind: z.literal('head_and_tail'),
+    head: z.number().int().nonnegative(),
+    tail: z.number().int().positive(),
+  }),
+  z.object({ kind: z.literal('token_limited'), maxTokens: z.number().int().positive() }),
+]);
+export type HistoryStrategy = z.infer<typeof historyStrategySchema>;
+
+export const agentSchema = z.object({
+  id: agentIdSchema,
+  name: z.string().min(1),
+  /** The custom agent prompt (CA); empty for the built-in default agent. */
+  prompt: z.string(),
+  /** When true the prompt replaces the system prompt and does not move. */
+  shouldReplaceSystemPrompt: z.boolean(),
+  /** Short instructions repeated at the very end of the context (R). */
+  reminders: z.array(z.string()),
+  defaultModel: modelRefSchema.nullable(),
+  enabledTools: z.array(z.string()),
+  historyStrategy: historyStrategySchema,
+  isBuiltIn: z.boolean(),
+  createdAt: z.number(),
+  updatedAt: z.number(),
+});
+export type Agent = z.infer<typeof agentSchema>;

@@ -1,0 +1,242 @@
+/**
+ * The only way the pure core reaches the world. Implementations live in `llm/`, `storage/`,
+ * `workers/` (and fakes in `test/fakes/`); the core never imports them.
+ */
+import type {
+  Agent,
+  AgentId,
+  ChatMessageSimple,
+  FileId,
+  FileStatus,
+  LlmEvent,
+  LlmMessage,
+  MessageId,
+  ModelInfo,
+  ModelRef,
+  Project,
+  ProjectId,
+  ProviderConfig,
+  ProviderId,
+  Session,
+  SessionId,
+  ToolDefinition,
+  Usage,
+} from './model';
+
+export interface Clock {
+  /** Milliseconds since the epoch. */
+  now(): number;
+  /** IANA time zone of the user, e.g. "Europe/Paris". */
+  timeZone(): string;
+}
+
+export interface Ids {
+  newId(): string;
+}
+
+export type TokenEncodingName = 'o200k_base' | 'cl100k_base' | 'default';
+
+export interface TokenCounter {
+  /** Counts tokens with the given encoding (the default catch-all when omitted). */
+  count(text: string, encoding?: TokenEncodingName): number;
+}
+
+export interface LlmRequest {
+  provider: ProviderConfig;
+  modelId: string;
+  messages: LlmMessage[];
+  /** Declared without execute: the agent loop runs tools itself. */
+  tools: ToolDefinition[];
+  maxOutputTokens?: number;
+}
+
+export interface LlmClient {
+  /**
+   * Streams one inference. Never throws for provider or network failures: they arrive as an
+   * `error` event followed by `finish`. Aborting the signal closes the request.
+   */
+  stream(request: LlmRequest, signal: AbortSignal): AsyncIterable<LlmEvent>;
+  /** Lists the models the provider says it has (throws a typed LlmError-carrying error). */
+  listModels(provider: ProviderConfig, signal: AbortSignal): Promise<ModelInfo[]>;
+}
+
+export interface SessionStore {
+  create(session: Session): Promise<void>;
+  get(id: SessionId): Promise<Session | undefined>;
+  list(): Promise<Session[]>;
+  /** Applies the patch, bumps `version` and `updatedAt`, returns the new row. */
+  update(id: SessionId, patch: Partial<Omit<Session, 'id' | 'version'>>): Promise<Session>;
+  delete(id: SessionId): Promise<void>;
+}
+
+export interface MessageStore {
+  /** Inserts or replaces one message (and bumps its session's version). */
+  put(message: ChatMessageSimple): Promise<void>;
+  get(id: MessageId): Promise<ChatMessageSimple | undefined>;
+  /** The chain from the root to `leafId`, oldest first, by walking parent links. */
+  loadChain(leafId: MessageId): Promise<ChatMessageSimple[]>;
+  /** Direct children of a message (siblings of a branch), oldest first. */
+  children(sessionId: SessionId, parentId: MessageId | null): Promise<ChatMessageSimple[]>;
+  /** Messages still marked `streaming` (left by a closed tab), for recovery on load. */
+  listStreaming(): Promise<ChatMessageSimple[]>;
+}
+
+export interface ProviderStore {
+  list(): Promise<ProviderConfig[]>;
+  get(id: ProviderId): Promise<ProviderConfig | undefined>;
+  put(provider: ProviderConfig): Promise<void>;
+  delete(id: ProviderId): Promise<void>;
+}
+
+export interface AgentStore {
+  list(): Promise<Agent[]>;
+  get(id: AgentId): Promise<Agent | undefined>;
+  put(agent: Agent): Promise<void>;
+  delete(id: AgentId): Promise<void>;
+}
+
+export interface ProjectStore {
+  list(): Promise<Project[]>;
+  get(id: ProjectId): Promise<Project | undefined>;
+  put(project: Project): Promise<void>;
+  delete(id: ProjectId): Promise<void>;
+}
+
+export interface SettingsStore {
+  get<T>(key: string): Promise<T | undefined>;
+  set(key: string, value: unknown): Promise<void>;
+}
+
+/* ---- Storage ports added with storage (issue 5). ---- */
+
+/** Where a chunk of text starts in its file, for page maps and citations. */
+export interface PageSpan {
+  page: number;
+  /** Character offset of the page's first character in the extracted text. */
+  offset: number;
+}
+
+/** A project file or attachment as stored: the blob plus what ingestion extracted from it. */
+export interface StoredFile {
+  id: FileId;
+  /** Null for a chat attachment that belongs to no project. */
+  projectId: ProjectId | null;
+  name: string;
+  mimeType: string;
+  sizeBytes: number;
+  /** Hex SHA-256 of the bytes, used to skip re-ingesting the same file. */
+  hash: string;
+  blob: Blob;
+  status: FileStatus;
+  text?: string;
+  tokenCount: number;
+  error?: string;
+  pageMap?: PageSpan[];
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface FileStore {
+  put(file: StoredFile): Promise<void>;
+  get(id: FileId): Promise<StoredFile | undefined>;
+  listByProject(projectId: ProjectId): Promise<StoredFile[]>;
+  findByHash(hash: string): Promise<StoredFile[]>;
+  /** Deletes the file and its chunks. */
+  delete(id: FileId): Promise<void>;
+}
+
+export interface TextChunk {
+  id: string;
+  fileId: FileId;
+  projectId: ProjectId | null;
+  ordinal: number;
+  text: string;
+  tokenCount: number;
+  /** Human-readable position, e.g. "p. 4" or "§2.1". */
+  location?: string;
+  embedding: Float32Array | null;
+  /** The embedding model that produced `embedding`; vectors of different models never mix. */
+  embeddingModel: string | null;
+}
+
+export interface ChunkStore {
+  /** Replaces every chunk of the file with these, in one transaction. */
+  replaceForFile(fileId: FileId, chunks: TextChunk[]): Promise<void>;
+  listByFile(fileId: FileId): Promise<TextChunk[]>;
+  listByProject(projectId: ProjectId): Promise<TextChunk[]>;
+}
+
+/** One billed inference, kept for the usage view. */
+export interface UsageRecord {
+  id: string;
+  sessionId: SessionId;
+  messageId: MessageId;
+  model: ModelRef;
+  usage: Usage;
+  createdAt: number;
+}
+
+export interface UsageStore {
+  record(entry: Omit<UsageRecord, 'id' | 'createdAt'>): Promise<UsageRecord>;
+  listBySession(sessionId: SessionId): Promise<UsageRecord[]>;
+  /** Records created at or after `sinceMs`, oldest first. */
+  listSince(sinceMs: number): Promise<UsageRecord[]>;
+}
+
+export interface SearchHit {
+  sessionId: SessionId;
+  /** Null when the session title matched. */
+  messageId: MessageId | null;
+  title: string;
+  /** Text around the first match, with ellipses where it was cut. */
+  snippet: string;
+  score: number;
+}
+
+/** Full-text search across chats, kept current message by message. */
+export interface SearchIndex {
+  upsertSession(session: Session): void;
+  removeSession(sessionId: SessionId): void;
+  upsertMessage(message: ChatMessageSimple): void;
+  removeMessage(messageId: MessageId): void;
+  search(query: string, limit?: number): SearchHit[];
+}
+
+export type BackupScope =
+  | { kind: 'all' }
+  | { kind: 'project'; projectId: ProjectId }
+  | { kind: 'session'; sessionId: SessionId };
+
+export interface BackupImportReport {
+  inserted: number;
+  replaced: number;
+  /** Rows already present with the same or a newer `updatedAt`. */
+  kept: number;
+}
+
+export interface Backup {
+  /** The backup file's text (JSON). API keys are blanked unless `includeApiKeys` is set. */
+  exportBackup(scope: BackupScope, options?: { includeApiKeys?: boolean }): Promise<string>;
+  /** Validates everything, then writes everything in one transaction, or nothing. */
+  importBackup(text: string): Promise<BackupImportReport>;
+}
+
+/** Where a message sits among its siblings, for the ‹ n/m › switcher (index is 0-based). */
+export interface SiblingPosition {
+  index: number;
+  count: number;
+  /** Sibling ids oldest first, including the message itself. */
+  ids: MessageId[];
+}
+
+/** Navigation of the message tree: edits and regenerations are siblings of the original. */
+export interface MessageBranches {
+  siblings(messageId: MessageId): Promise<SiblingPosition>;
+  /**
+   * Shows the branch through `messageId`: follows the newest child down to a leaf, makes that
+   * the session's current leaf and returns it.
+   */
+  switchBranch(messageId: MessageId): Promise<MessageId>;
+  /** The visible chain of a session (root to current leaf), oldest first. */
+  loadVisibleChain(sessionId: SessionId): Promise<ChatMessageSimple[]>;
+}
