@@ -1,0 +1,340 @@
+import type { LlmError, LlmErrorCode, ProviderConfig } from '../core/model';
+import { getProviderPreset } from './provider-presets';
+
+/** Thrown by `listModels` (the streaming path never throws: errors become events). */
+export class LlmRequestError extends Error {
+  readonly error: LlmError;
+
+  constructor(error: LlmError) {
+    super(error.message);
+    this.name = 'LlmRequestError';
+    this.error = error;
+  }
+}
+
+/** The parts of a provider config an error message may mention (never the key). */
+export type ErrorProvider = Pick<ProviderConfig, 'name' | 'preset' | 'baseUrl'>;
+
+export interface HttpFailure {
+  status: number;
+  /** Raw response body text (JSON in practice, but not always). */
+  body: string;
+  headers: Record<string, string>;
+}
+
+/** The fields error bodies of every provider we know use, flattened. */
+interface ErrorFields {
+  message?: string;
+  type?: string;
+  code?: string;
+  /** Google's canonical status, e.g. RESOURCE_EXHAUSTED. */
+  status?: string;
+  reasons: string[];
+  retryDelayMs?: number;
+  blockReason?: string;
+}
+
+const CONTEXT_MESSAGE_PATTERN =
+  /maximum context length|context window|context limit|context length of only|prompt is too long|input token count .* exceeds|request too large|too many tokens|reduce the length/i;
+const CORS_MESSAGE_PATTERN = /\bCORS\b/;
+const QUOTA_CODES = new Set([
+  'insufficient_quota',
+  'billing_error',
+  'enforced_spend_limit_reached',
+]);
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function readString(value: unknown): string | undefined {
+  if (typeof value === 'string' && value.length > 0) return value;
+  if (typeof value === 'number') return String(value);
+  return undefined;
+}
+
+export function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Google's Duration strings ("34.4s"). */
+function parseDurationMs(value: unknown): number | undefined {
+  if (typeof value !== 'string') return undefined;
+  const match = /^(\d+(?:\.\d+)?)s$/.exec(value.trim());
+  return match?.[1] === undefined ? undefined : Math.round(Number(match[1]) * 1000);
+}
+
+/** OpenAI puts the wait in the message: "Please try again in 174ms" / "in 6.5s". */
+function parseRetryHintMs(message: string | undefined): number | undefined {
+  const match =
+    message === undefined ? null : /try again in (\d+(?:\.\d+)?)\s*(ms|s)\b/i.exec(message);
+  if (match?.[1] === undefined) return undefined;
+  const amount = Number(match[1]);
+  return Math.round(match[2]?.toLowerCase() === 'ms' ? amount : amount * 1000);
+}
+
+/**
+ * Pulls the fields out of any provider's error shape: OpenAI `{error:{message,type,code}}`,
+ * Anthropic `{type:'error', error:{type,message}}`, Google `{error:{code,status,details}}`,
+ * OpenRouter's numeric codes, LM Studio's `{error:"text"}`, and bare inner objects.
+ */
+export function extractErrorFields(payload: unknown): ErrorFields {
+  const fields: ErrorFields = { reasons: [] };
+  if (typeof payload === 'string') {
+    fields.message = payload;
+    return fields;
+  }
+  if (!isRecord(payload)) return fields;
+  const feedback = payload.promptFeedback;
+  if (isRecord(feedback)) fields.blockReason = readString(feedback.blockReason);
+  const inner = payload.error;
+  if (typeof inner === 'string') {
+    fields.message = inner;
+    return fields;
+  }
+  const source = isRecord(inner) ? inner : payload;
+  fields.message = readString(source.message);
+  fields.type = readString(source.type);
+  fields.code = readString(source.code);
+  fields.status = readString(source.status);
+  const details = source.details;
+  if (Array.isArray(details)) {
+    for (const detail of details) {
+      if (!isRecord(detail)) continue;
+      const reason = readString(detail.reason);
+      if (reason !== undefined) fields.reasons.push(reason);
+      fields.retryDelayMs ??= parseDurationMs(detail.retryDelay);
+    }
+  } else if (isRecord(details)) {
+    const errorCode = readString(details.error_code);
+    if (errorCode !== undefined) fields.reasons.push(errorCode);
+  }
+  return fields;
+}
+
+function lowerHeaders(headers: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(headers).map(([key, value]) => [key.toLowerCase(), value]),
+  );
+}
+
+/** `retry-after-ms`, then `retry-after` (seconds or an HTTP date). */
+export function readRetryAfterMs(headers: Record<string, string>, now: number): number | undefined {
+  const lowered = lowerHeaders(headers);
+  const milliseconds = Number(lowered['retry-after-ms']);
+  if (
+    lowered['retry-after-ms'] !== undefined &&
+    Number.isFinite(milliseconds) &&
+    milliseconds >= 0
+  ) {
+    return milliseconds;
+  }
+  const retryAfter = lowered['retry-after'];
+  if (retryAfter === undefined) return undefined;
+  const seconds = Number(retryAfter);
+  if (Number.isFinite(seconds) && seconds >= 0) return Math.round(seconds * 1000);
+  const date = Date.parse(retryAfter);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+function chooseCode(
+  fields: ErrorFields,
+  status: number | undefined,
+  isInStream: boolean,
+): LlmErrorCode {
+  const labels = [fields.type, fields.code, fields.status, ...fields.reasons].filter(
+    (label): label is string => label !== undefined,
+  );
+  const has = (...names: string[]) => labels.some((label) => names.includes(label));
+  const message = fields.message ?? '';
+
+  if (fields.blockReason !== undefined) return 'content_filter';
+  if (has('API_KEY_INVALID', 'invalid_api_key', 'authentication_error') || status === 401) {
+    return CORS_MESSAGE_PATTERN.test(message) ? 'cors' : 'invalid_key';
+  }
+  if (status === 403 || has('permission_error', 'PERMISSION_DENIED')) return 'invalid_key';
+  if (labels.some((label) => QUOTA_CODES.has(label)) || status === 402) return 'quota_exceeded';
+  if (
+    has('context_length_exceeded', 'string_above_max_length') ||
+    CONTEXT_MESSAGE_PATTERN.test(message)
+  ) {
+    return 'context_too_long';
+  }
+  if (status === 429 || has('rate_limit_error', 'rate_limit_exceeded', 'RESOURCE_EXHAUSTED')) {
+    return 'rate_limited';
+  }
+  if (status === 529 || status === 503 || has('overloaded_error', 'UNAVAILABLE'))
+    return 'overloaded';
+  if (has('content_filter', 'content_policy_violation')) return 'content_filter';
+  if (status === 404 || has('not_found_error', 'NOT_FOUND', 'model_not_found')) return 'not_found';
+  if ((status !== undefined && status >= 500) || has('server_error', 'api_error', 'INTERNAL')) {
+    return 'server_error';
+  }
+  if (status === 400 || status === 422 || has('invalid_request_error', 'INVALID_ARGUMENT')) {
+    return 'bad_request';
+  }
+  return isInStream ? 'stream_error' : 'unknown';
+}
+
+function formatSeconds(milliseconds: number): string {
+  return `${Math.max(1, Math.round(milliseconds / 1000))} s`;
+}
+
+/** A sentence a person can act on, per code. The provider's own words go in `providerMessage`. */
+export function describeLlmError(
+  code: LlmErrorCode,
+  provider: ErrorProvider,
+  details: { providerMessage?: string; retryAfterMs?: number } = {},
+): string {
+  const name = provider.name;
+  const quoted =
+    details.providerMessage === undefined ? '' : ` (${name} said: "${details.providerMessage}")`;
+  switch (code) {
+    case 'invalid_key':
+      return `${name} rejected the API key. Check the key in Settings › Providers: it may be mistyped, revoked, or belong to another account.`;
+    case 'rate_limited':
+      return details.retryAfterMs === undefined
+        ? `${name} is rate-limiting requests. Wait a moment and try again.`
+        : `${name} is rate-limiting requests. Try again in about ${formatSeconds(details.retryAfterMs)}.`;
+    case 'quota_exceeded':
+      return `${name} says this account has run out of credit or quota. Check billing and plan limits on the provider's site.`;
+    case 'context_too_long':
+      return `The conversation is too long for this model${quoted}. Start a new chat, remove attachments, or choose a model with a larger context window.`;
+    case 'overloaded':
+      return `${name} is overloaded right now. Try again in a minute, or choose another model.`;
+    case 'cors':
+      return `The browser could not reach ${name} at ${provider.baseUrl}: the request was blocked (CORS) or the server is not running. ${getProviderPreset(provider.preset).corsHint}`;
+    case 'offline':
+      return 'You appear to be offline. Reconnect to the internet and try again.';
+    case 'bad_request':
+      return `${name} rejected the request${quoted}. Check the model settings for this provider.`;
+    case 'not_found':
+      return `${name} does not know this model or endpoint${quoted}. Check the model name and the base URL.`;
+    case 'server_error':
+      return `${name} had an internal error${quoted}. Try again.`;
+    case 'content_filter':
+      return `${name} blocked this request under its content policy. Rephrase the message and try again.`;
+    case 'stream_error':
+      return `The answer from ${name} stopped with an error${quoted}. Try again.`;
+    case 'aborted':
+      return 'The request was stopped.';
+    case 'unknown':
+      return `Unexpected error from ${name}${quoted}.`;
+  }
+}
+
+function buildError(
+  code: LlmErrorCode,
+  provider: ErrorProvider,
+  extras: { status?: number; retryAfterMs?: number; providerMessage?: string },
+): LlmError {
+  const error: LlmError = { code, message: describeLlmError(code, provider, extras) };
+  if (extras.status !== undefined) error.status = extras.status;
+  if (extras.retryAfterMs !== undefined) error.retryAfterMs = extras.retryAfterMs;
+  if (extras.providerMessage !== undefined) error.providerMessage = extras.providerMessage;
+  return error;
+}
+
+/** A non-2xx HTTP response (from the API or from listing models). */
+export function classifyHttpFailure(
+  failure: HttpFailure,
+  provider: ErrorProvider,
+  now: number,
+): LlmError {
+  const fields = extractErrorFields(parseJson(failure.body) ?? failure.body);
+  const code = chooseCode(fields, failure.status, false);
+  const retryAfterMs =
+    readRetryAfterMs(failure.headers, now) ??
+    fields.retryDelayMs ??
+    parseRetryHintMs(fields.message);
+  return buildError(code, provider, {
+    status: failure.status,
+    retryAfterMs: code === 'rate_limited' || code === 'overloaded' ? retryAfterMs : undefined,
+    providerMessage: fields.message,
+  });
+}
+
+/** An error object sent inside a 200 stream (`event: error`, `data: {"error":…}`, …). */
+export function classifyStreamPayload(payload: unknown, provider: ErrorProvider): LlmError {
+  const fields = extractErrorFields(payload);
+  const code = chooseCode(fields, undefined, true);
+  const providerMessage =
+    fields.message ??
+    (fields.blockReason === undefined ? undefined : `blocked: ${fields.blockReason}`);
+  return buildError(code, provider, { providerMessage, retryAfterMs: fields.retryDelayMs });
+}
+
+/**
+ * A fetch that rejected with a TypeError: the browser hides the reason, so we can only tell
+ * "offline" (navigator says so) from "blocked or not running" (everything else).
+ */
+export function classifyNetworkFailure(
+  provider: ErrorProvider,
+  isOnline: boolean | undefined,
+): LlmError {
+  return buildError(isOnline === false ? 'offline' : 'cors', provider, {});
+}
+
+export function createAbortedError(provider: ErrorProvider): LlmError {
+  return buildError('aborted', provider, {});
+}
+
+/** Reads `navigator.onLine` defensively: workers and tests may have no navigator. */
+export function readIsOnline(): boolean | undefined {
+  const navigatorLike: unknown = (globalThis as { navigator?: unknown }).navigator;
+  if (!isRecord(navigatorLike)) return undefined;
+  const onLine = navigatorLike.onLine;
+  return typeof onLine === 'boolean' ? onLine : undefined;
+}
+
+/** The AI SDK's APICallError, recognised by shape so we do not depend on its class identity. */
+interface ApiCallErrorLike {
+  statusCode?: number;
+  responseBody?: string;
+  responseHeaders?: Record<string, string>;
+  data?: unknown;
+  message: string;
+}
+
+function isApiCallErrorLike(error: unknown): error is ApiCallErrorLike {
+  return error instanceof Error && 'statusCode' in error && 'responseBody' in error;
+}
+
+export function isAbortError(error: unknown): boolean {
+  return (
+    (error instanceof Error || (isRecord(error) && typeof error.name === 'string')) &&
+    (error as { name: string }).name === 'AbortError'
+  );
+}
+
+/**
+ * Classifies whatever the AI SDK surfaced as a stream `error` part: an APICallError for HTTP
+ * failures (or an in-stream error it promoted to one), a raw provider error object, or a
+ * network failure we recorded at the fetch.
+ */
+export function classifyStreamError(
+  error: unknown,
+  provider: ErrorProvider,
+  context: { now: number; hasNetworkFailure: boolean; isOnline: boolean | undefined },
+): LlmError {
+  if (context.hasNetworkFailure) return classifyNetworkFailure(provider, context.isOnline);
+  if (isApiCallErrorLike(error)) {
+    if (error.statusCode === undefined) {
+      return buildError('unknown', provider, { providerMessage: error.message });
+    }
+    const body = error.responseBody ?? (error.data === undefined ? '' : JSON.stringify(error.data));
+    return classifyHttpFailure(
+      { status: error.statusCode, body, headers: error.responseHeaders ?? {} },
+      provider,
+      context.now,
+    );
+  }
+  if (error instanceof Error) {
+    return buildError('stream_error', provider, { providerMessage: error.message });
+  }
+  return classifyStreamPayload(error, provider);
+}

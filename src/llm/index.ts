@@ -1,0 +1,6 @@
+export { createLlmClient, computeRetryDelayMs, MAX_RETRIES, sleepWithSignal } from './llm-client';
+export type { LlmClientDeps, SleepFunction } from './llm-client';
+export { LlmRequestError, describeLlmError } from './errors';
+export { computeCost, resolveModelInfo } from './model-catalog';
+export { PROVIDER_PRESETS, getProviderPreset } from './provider-presets';
+export type { ProviderPresetInfo } from './provider-presets';

@@ -1,0 +1,240 @@
+import { jsonSchema, streamText, tool } from 'ai';
+import type { JSONSchema7, ToolSet } from 'ai';
+import type { LlmError, LlmEvent, ToolDefinition } from '../core/model';
+import type { LlmClient, LlmRequest } from '../core/ports';
+import { createLanguageModel, selectWireApi } from './create-language-model';
+import type { FetchFunction } from './create-language-model';
+import { classifyStreamError, isAbortError, readIsOnline } from './errors';
+import { listProviderModels } from './list-models';
+import { resolveModelInfo } from './model-catalog';
+import { StreamNormalizer } from './normalize-stream';
+import { toModelMessages } from './to-model-messages';
+import { createTrackedFetch } from './tracked-fetch';
+import type { FetchTracker } from './tracked-fetch';
+
+/** Retries after a rate limit or overload, before anything was shown; then the error stands. */
+export const MAX_RETRIES = 3;
+export const RETRY_BASE_DELAY_MS = 1_000;
+/** A provider asking us to wait longer than this gets the error shown instead of a frozen UI. */
+export const MAX_RETRY_DELAY_MS = 60_000;
+
+export type SleepFunction = (ms: number, signal: AbortSignal) => Promise<void>;
+
+export interface LlmClientDeps {
+  fetch?: FetchFunction;
+  sleep?: SleepFunction;
+  /** Clock for HTTP-date `retry-after` headers. */
+  now?: () => number;
+  /** Whether the browser believes it is online; defaults to `navigator.onLine` when present. */
+  isOnline?: () => boolean | undefined;
+}
+
+interface ClientEnv {
+  fetch: FetchFunction;
+  sleep: SleepFunction;
+  now: () => number;
+  isOnline: () => boolean | undefined;
+}
+
+/** Resolves after `ms`, or rejects with the abort reason as soon as the signal aborts. */
+export function sleepWithSignal(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) {
+      reject(new DOMException('Aborted', 'AbortError'));
+      return;
+    }
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(new DOMException('Aborted', 'AbortError'));
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/** Tools are declared without `execute`: the agent loop runs them and feeds results back. */
+export function toToolSet(tools: ToolDefinition[]): ToolSet | undefined {
+  if (tools.length === 0) return undefined;
+  return Object.fromEntries(
+    tools.map((definition) => [
+      definition.name,
+      tool({
+        description: definition.description,
+        // The definition's schema is JSON Schema by contract (zod-validated as a plain record).
+        inputSchema: jsonSchema(definition.inputSchema as JSONSchema7),
+      }),
+    ]),
+  );
+}
+
+/** The wait before retry number `attempt` (0-based), or undefined when we should not retry. */
+export function computeRetryDelayMs(error: LlmError, attempt: number): number | undefined {
+  if (error.code !== 'rate_limited' && error.code !== 'overloaded') return undefined;
+  if (attempt >= MAX_RETRIES) return undefined;
+  const delay = error.retryAfterMs ?? RETRY_BASE_DELAY_MS * 2 ** attempt;
+  return delay <= MAX_RETRY_DELAY_MS ? delay : undefined;
+}
+
+const ABORTED = Symbol('aborted');
+
+function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T | typeof ABORTED> {
+  if (signal.aborted) return Promise.resolve(ABORTED);
+  return new Promise((resolve, reject) => {
+    const onAbort = () => resolve(ABORTED);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error instanceof Error ? error : new Error(String(error)));
+      },
+    );
+  });
+}
+
+/**
+ * Reasoning models on the Responses API only send their reasoning back to us (and so to the
+ * next request) when asked for the encrypted content; `store: false` keeps conversations off
+ * OpenAI's servers, as a local-first app should.
+ */
+function selectProviderOptions(
+  request: LlmRequest,
+): Parameters<typeof streamText>[0]['providerOptions'] {
+  if (request.provider.kind !== 'openai' || request.provider.api !== 'responses') return undefined;
+  if (!resolveModelInfo(request.provider, request.modelId).hasReasoning)
+    return { openai: { store: false } };
+  return {
+    openai: { store: false, include: ['reasoning.encrypted_content'], reasoningSummary: 'auto' },
+  };
+}
+
+const INTERRUPTED: LlmEvent = { type: 'finish', reason: 'interrupted' };
+
+/** One HTTP request and its stream, normalised. Ends with exactly one `finish`. */
+async function* runAttempt(
+  request: LlmRequest,
+  outerSignal: AbortSignal,
+  env: ClientEnv,
+): AsyncGenerator<LlmEvent> {
+  const controller = new AbortController();
+  const onAbort = () => controller.abort(outerSignal.reason);
+  if (outerSignal.aborted) controller.abort(outerSignal.reason);
+  else outerSignal.addEventListener('abort', onAbort, { once: true });
+  const signal = controller.signal;
+
+  const tracker: FetchTracker = { hasNetworkFailure: false };
+  const classify = (error: unknown) =>
+    classifyStreamError(error, request.provider, {
+      now: env.now(),
+      hasNetworkFailure: tracker.hasNetworkFailure,
+      isOnline: env.isOnline(),
+    });
+  const normalizer = new StreamNormalizer(selectWireApi(request.provider), classify);
+
+  try {
+    const model = await createLanguageModel(
+      request.provider,
+      request.modelId,
+      createTrackedFetch(env.fetch, tracker, signal),
+    );
+    const result = streamText({
+      model,
+      messages: toModelMessages(request.messages),
+      tools: toToolSet(request.tools),
+      maxOutputTokens: request.maxOutputTokens,
+      providerOptions: selectProviderOptions(request),
+      abortSignal: signal,
+      // We retry ourselves (bounded, with the injected sleep) so the behaviour is testable.
+      maxRetries: 0,
+      // Raw chunks tell a properly finished stream from one that was cut off.
+      includeRawChunks: true,
+      // Errors arrive as stream parts; the default handler would only log them.
+      onError: () => undefined,
+    });
+    const iterator = result.fullStream[Symbol.asyncIterator]();
+    for (;;) {
+      const next = await raceAbort(iterator.next(), signal);
+      if (next === ABORTED) {
+        iterator.return?.().catch(() => undefined);
+        yield INTERRUPTED;
+        return;
+      }
+      if (next.done === true) break;
+      const part = next.value;
+      if (part.type === 'error' && (signal.aborted || isAbortError(part.error))) {
+        yield INTERRUPTED;
+        return;
+      }
+      yield* normalizer.accept(part);
+    }
+    yield signal.aborted ? INTERRUPTED : normalizer.finish();
+  } catch (error) {
+    if (signal.aborted || isAbortError(error)) {
+      yield INTERRUPTED;
+      return;
+    }
+    yield* normalizer.acceptError(classify(error));
+    yield normalizer.finish();
+  } finally {
+    outerSignal.removeEventListener('abort', onAbort);
+    // Also reached when the consumer stops iterating early: close the request with it.
+    controller.abort();
+  }
+}
+
+/**
+ * Streams one inference. A rate limit or overload that arrives before any output is retried up
+ * to MAX_RETRIES times, waiting what the provider asked for (retry-after headers, Gemini's
+ * RetryInfo, OpenAI's "try again in") or an exponential backoff. An abort ends the stream with
+ * `finish: interrupted` and no error event.
+ */
+async function* streamWithRetries(
+  request: LlmRequest,
+  signal: AbortSignal,
+  env: ClientEnv,
+): AsyncGenerator<LlmEvent> {
+  for (let attempt = 0; ; attempt += 1) {
+    let hasOutput = false;
+    let retryDelayMs: number | undefined;
+    for await (const event of runAttempt(request, signal, env)) {
+      if (event.type === 'error' && !hasOutput) {
+        retryDelayMs = computeRetryDelayMs(event.error, attempt);
+        if (retryDelayMs !== undefined) break;
+      }
+      hasOutput = true;
+      yield event;
+    }
+    if (retryDelayMs === undefined) return;
+    try {
+      await env.sleep(retryDelayMs, signal);
+    } catch {
+      yield INTERRUPTED;
+      return;
+    }
+    if (signal.aborted) {
+      yield INTERRUPTED;
+      return;
+    }
+  }
+}
+
+/** The LlmClient port on the AI SDK. `fetch` and `sleep` are injectable so tests replay fixtures. */
+export function createLlmClient(deps: LlmClientDeps = {}): LlmClient {
+  const env: ClientEnv = {
+    // Bound call: browsers throw "Illegal invocation" for a detached window.fetch.
+    fetch: deps.fetch ?? ((input, init) => globalThis.fetch(input, init)),
+    sleep: deps.sleep ?? sleepWithSignal,
+    now: deps.now ?? (() => Date.now()),
+    isOnline: deps.isOnline ?? readIsOnline,
+  };
+  return {
+    stream: (request, signal) => streamWithRetries(request, signal, env),
+    listModels: (provider, signal) => listProviderModels(provider, signal, env),
+  };
+}

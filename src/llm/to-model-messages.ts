@@ -1,0 +1,103 @@
+import type { AssistantModelMessage, JSONValue, ModelMessage, UserModelMessage } from 'ai';
+import type { LlmImagePart, LlmMessage, LlmTextPart } from '../core/model';
+
+type AssistantPart = Exclude<AssistantModelMessage['content'], string>[number];
+type ProviderOptions = NonNullable<
+  Extract<AssistantPart, { type: 'reasoning' }>['providerOptions']
+>;
+type UserPart = Exclude<UserModelMessage['content'], string>[number];
+
+function isJsonValue(value: unknown): value is JSONValue {
+  if (value === null || ['string', 'number', 'boolean'].includes(typeof value)) return true;
+  if (Array.isArray(value)) return value.every(isJsonValue);
+  if (typeof value === 'object') return Object.values(value).every(isJsonValue);
+  return false;
+}
+
+/**
+ * Opaque reasoning state is stored exactly as the provider's metadata came in, keyed by provider
+ * (`{ anthropic: { signature } }`, `{ openai: { itemId, reasoningEncryptedContent } }`), which is
+ * also the shape the AI SDK expects back as provider options. Anything else is dropped.
+ */
+export function toProviderOptions(
+  state: Record<string, unknown> | undefined,
+): ProviderOptions | undefined {
+  if (state === undefined) return undefined;
+  const options: ProviderOptions = {};
+  for (const [provider, value] of Object.entries(state)) {
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) continue;
+    const entries = Object.entries(value).filter((entry): entry is [string, JSONValue] =>
+      isJsonValue(entry[1]),
+    );
+    options[provider] = Object.fromEntries(entries);
+  }
+  return Object.keys(options).length > 0 ? options : undefined;
+}
+
+/** Data URLs and https URLs both become URL objects; the AI SDK inlines data URLs itself. */
+function toImageSource(image: string): URL | string {
+  try {
+    return new URL(image);
+  } catch {
+    return image;
+  }
+}
+
+function toUserPart(part: LlmTextPart | LlmImagePart): UserPart {
+  if (part.type === 'text') return { type: 'text', text: part.text };
+  return part.mediaType === undefined
+    ? { type: 'image', image: toImageSource(part.image) }
+    : { type: 'image', image: toImageSource(part.image), mediaType: part.mediaType };
+}
+
+/** Maps the minimal LLM-facing messages onto the AI SDK's ModelMessage form. */
+export function toModelMessages(messages: LlmMessage[]): ModelMessage[] {
+  return messages.map((message): ModelMessage => {
+    switch (message.role) {
+      case 'system':
+        return { role: 'system', content: message.content };
+      case 'user':
+        return {
+          role: 'user',
+          content:
+            typeof message.content === 'string' ? message.content : message.content.map(toUserPart),
+        };
+      case 'assistant':
+        return {
+          role: 'assistant',
+          content: message.content.map((part): AssistantPart => {
+            switch (part.type) {
+              case 'text':
+                return { type: 'text', text: part.text };
+              case 'reasoning': {
+                const providerOptions = toProviderOptions(part.providerState);
+                return providerOptions === undefined
+                  ? { type: 'reasoning', text: part.text }
+                  : { type: 'reasoning', text: part.text, providerOptions };
+              }
+              case 'tool-call':
+                return {
+                  type: 'tool-call',
+                  toolCallId: part.toolCallId,
+                  toolName: part.toolName,
+                  input: part.input,
+                };
+            }
+          }),
+        };
+      case 'tool':
+        return {
+          role: 'tool',
+          content: message.content.map((part) => ({
+            type: 'tool-result' as const,
+            toolCallId: part.toolCallId,
+            toolName: part.toolName,
+            output:
+              part.isError === true
+                ? { type: 'error-text' as const, value: part.output }
+                : { type: 'text' as const, value: part.output },
+          })),
+        };
+    }
+  });
+}
