@@ -1,0 +1,292 @@
+import type { ChatMessageSimple, ToolDefinition } from '../model';
+import { applyCalibration, MESSAGE_OVERHEAD_TOKENS, NEUTRAL_CALIBRATION_FACTOR } from '../tokens';
+import type { Result } from '../../util/result';
+import { err, ok } from '../../util/result';
+import { allocateBudget, decideProjectMode, resolveReservedOutput } from './budget';
+import type { Block, PartEnv, TokenMeter } from './parts/part';
+import { CONTEXT_PARTS } from './parts/registry';
+import { expandPlaceholders, type PlaceholderValues } from './placeholders';
+import { removeDisplayArtifacts } from './remove-from-text';
+import type { SectionContext } from './system-prompt/section';
+import { trimToBudget, type DoesNotFit } from './trim';
+import type {
+  AssembledContext,
+  ContextError,
+  ContextInput,
+  ContextMessage,
+  ContextTool,
+  DroppedItem,
+  ProjectMode,
+  RequiredPartName,
+} from './types';
+
+export const CITATION_REMINDER =
+  'Cite the documents you use with their number in brackets, e.g. [1].';
+export const LAST_CYCLE_REMINDER =
+  'You cannot call any more tools in this turn. Answer now with the information you already have.';
+
+const PART_NAMES: Record<RequiredPartName, string> = {
+  system: 'system prompt',
+  custom_agent: 'custom agent prompt',
+  project_files: 'project files',
+  pinned: 'pinned messages',
+  history: 'history',
+  newest_turn: 'newest message',
+  markers: 'trimming notes',
+  reminder: 'reminder',
+};
+
+const formatCount = (value: number): string => value.toLocaleString('en-US');
+
+function createMeter(input: ContextInput): TokenMeter {
+  const factor = input.calibrationFactor ?? NEUTRAL_CALIBRATION_FACTOR;
+  // Fixed texts (placeholders, markers) repeat within a request; count each once.
+  const cache = new Map<string, number>();
+  return {
+    countText(text) {
+      let count = cache.get(text);
+      if (count === undefined) {
+        count = input.tokenCounter.count(text, input.model.encoding);
+        cache.set(text, count);
+      }
+      return count;
+    },
+    priceMessage: (contentTokens) =>
+      applyCalibration(contentTokens + MESSAGE_OVERHEAD_TOKENS, factor),
+  };
+}
+
+/** Tool definitions as the provider receives them; usage and flags stay on our side. */
+function toDefinition(tool: ContextTool): ToolDefinition {
+  return { name: tool.name, description: tool.description, inputSchema: tool.inputSchema };
+}
+
+function hasSessionSearch(chain: readonly ChatMessageSimple[]): boolean {
+  return chain.some(
+    (message) =>
+      message.role === 'assistant' &&
+      message.steps.some((step) =>
+        step.toolCalls.some((call) => (call.result?.documents?.length ?? 0) > 0),
+      ),
+  );
+}
+
+function findAnchor(conversation: readonly ChatMessageSimple[]): number {
+  for (let index = conversation.length - 1; index >= 0; index--) {
+    if (conversation[index]?.role === 'user') return index;
+  }
+  return -1;
+}
+
+/** Largest citation number used in the current turn, so search results continue after it. */
+function findLastDocumentNumber(env: PartEnv): number {
+  let last = 0;
+  const steps = [
+    ...env.conversation
+      .slice(env.anchorIndex)
+      .flatMap((message) => (message.role === 'assistant' ? message.steps : [])),
+    ...(env.input.turnSteps ?? []),
+  ];
+  for (const step of steps) {
+    for (const call of step.toolCalls) {
+      for (const doc of call.result?.documents ?? []) last = Math.max(last, doc.number);
+    }
+  }
+  if (env.projectMode === 'inline') last = Math.max(last, env.input.project?.files.length ?? 0);
+  return last;
+}
+
+function resolveCustomAgent(input: ContextInput, values: PlaceholderValues) {
+  const agentPrompt = input.agent.prompt.trim();
+  const instructions = input.project?.project.instructions.trim() ?? '';
+  const isReplacing = input.agent.shouldReplaceSystemPrompt && agentPrompt.length > 0;
+  const expand = (text: string): string => expandPlaceholders(text, values);
+  if (isReplacing) {
+    return {
+      systemOverride: expand(agentPrompt),
+      isSystemReplacedByAgent: true,
+      customAgentText: instructions.length > 0 ? expand(instructions) : null,
+      customAgentLabel: instructions.length > 0 ? 'project instructions' : undefined,
+    };
+  }
+  const systemOverride = input.systemPromptOverride;
+  if (agentPrompt.length > 0 && instructions.length > 0) {
+    return {
+      systemOverride,
+      isSystemReplacedByAgent: false,
+      customAgentText: expand(`${agentPrompt}\n\n# Project instructions\n${instructions}`),
+      customAgentLabel: 'agent prompt and project instructions',
+    };
+  }
+  if (agentPrompt.length > 0) {
+    return {
+      systemOverride,
+      isSystemReplacedByAgent: false,
+      customAgentText: expand(agentPrompt),
+      customAgentLabel: undefined,
+    };
+  }
+  if (instructions.length > 0) {
+    return {
+      systemOverride,
+      isSystemReplacedByAgent: false,
+      customAgentText: expand(instructions),
+      customAgentLabel: 'project instructions',
+    };
+  }
+  return {
+    systemOverride,
+    isSystemReplacedByAgent: false,
+    customAgentText: null,
+    customAgentLabel: undefined,
+  };
+}
+
+function prepareEnv(input: ContextInput): Result<PartEnv, ContextError> {
+  const conversation = input.chain.filter((message) => !message.isExcluded);
+  const anchorIndex = findAnchor(conversation);
+  if (anchorIndex < 0) {
+    return err({ code: 'no_user_message', message: 'There is no user message to answer.' });
+  }
+  const placeholders: PlaceholderValues = {
+    now: input.clock.now(),
+    timeZone: input.clock.timeZone(),
+    ...(input.userName !== undefined ? { userName: input.userName } : {}),
+  };
+  const projectMode: ProjectMode | null =
+    input.project === null || input.project.files.length === 0
+      ? null
+      : decideProjectMode(input.project.files, input.model, input.reservedOutputTokens);
+  const reminderLines = [
+    ...input.agent.reminders
+      .map((line) => expandPlaceholders(line.trim(), placeholders))
+      .filter((line) => line.length > 0),
+    ...(input.hasSearchRunInTurn ? [CITATION_REMINDER] : []),
+    ...(input.isLastCycle ? [LAST_CYCLE_REMINDER] : []),
+  ];
+  const sectionContext: SectionContext = {
+    tools: input.tools,
+    hasSearchTool: input.tools.some((tool) => tool.isSearch === true),
+    shouldExplainCitations:
+      input.hasSearchRunInTurn || hasSessionSearch(conversation) || projectMode === 'inline',
+    hasReminder: reminderLines.length > 0,
+  };
+  return ok({
+    input,
+    meter: createMeter(input),
+    conversation,
+    anchorIndex,
+    excluded: input.chain.filter((message) => message.isExcluded),
+    projectMode,
+    sectionContext,
+    placeholders,
+    ...resolveCustomAgent(input, placeholders),
+    reminderLines,
+    removeFromText: input.removeFromText ?? removeDisplayArtifacts,
+  });
+}
+
+function describeDoesNotFit(failure: DoesNotFit): ContextError {
+  const detail = failure.parts
+    .map((part) => `${PART_NAMES[part.part]} ${formatCount(part.tokens)}`)
+    .join(', ');
+  return {
+    code: 'context_too_large',
+    message:
+      `This request needs about ${formatCount(failure.required)} tokens but the model can take ${formatCount(failure.available)} ` +
+      `(${detail}). Remove attachments, shorten the message, or choose a model with a larger context window.`,
+    required: failure.required,
+    available: failure.available,
+    parts: failure.parts,
+  };
+}
+
+/** A file larger than the whole input budget can never be sent: refuse, naming it. */
+function findOversizedFile(env: PartEnv, limit: number): ContextError | null {
+  for (const message of env.conversation.slice(env.anchorIndex)) {
+    if (message.role !== 'user') continue;
+    for (const attachment of message.attachments) {
+      if (attachment.kind === 'text' && attachment.tokenCount > limit) {
+        return {
+          code: 'file_too_large',
+          message: `The file "${attachment.name}" has ${formatCount(attachment.tokenCount)} tokens, more than this model can take (${formatCount(limit)} tokens).`,
+          fileName: attachment.name,
+          tokens: attachment.tokenCount,
+          limit,
+        };
+      }
+    }
+  }
+  return null;
+}
+
+/**
+ * What the model sees this cycle (seed 001). Reads as the pipeline it is:
+ * collect parts → allocate budget → trim → render.
+ */
+export function assembleContext(input: ContextInput): Result<AssembledContext, ContextError> {
+  // 1. Collect: every registered part renders its blocks, in context order.
+  const prepared = prepareEnv(input);
+  if (!prepared.ok) return prepared;
+  const env = prepared.value;
+  const blocks: Block[] = [];
+  const dropped: DroppedItem[] = [];
+  for (const part of CONTEXT_PARTS) {
+    const output = part.collect(env);
+    blocks.push(...output.blocks);
+    dropped.push(...output.dropped);
+  }
+
+  // 2. Allocate: pure arithmetic on the window, the reserved output and the tools offered.
+  const toolTokens =
+    input.tools.length > 0 ? env.meter.countText(JSON.stringify(input.tools.map(toDefinition))) : 0;
+  const budget = allocateBudget(
+    input.model,
+    resolveReservedOutput(input.model, input.reservedOutputTokens),
+    toolTokens,
+  );
+  const oversized = findOversizedFile(env, budget.inputBudget);
+  if (oversized !== null) return err(oversized);
+
+  // 3. Trim: strategy, then the budget on top; cuts leave markers.
+  const strategy = input.historyStrategy ?? input.agent.historyStrategy;
+  const trimmed = trimToBudget(blocks, strategy, budget.inputBudget, env);
+  if (!trimmed.ok) return err(describeDoesNotFit(trimmed.error));
+
+  // 4. Render: kept blocks in order with their markers; report what was left out and why.
+  const messages: ContextMessage[] = [];
+  const markersByIndex = new Map(
+    trimmed.value.markers.map((entry) => [entry.beforeIndex, entry.messages]),
+  );
+  blocks.forEach((block, index) => {
+    messages.push(...(markersByIndex.get(index) ?? []));
+    if (trimmed.value.kept[index] === true) {
+      messages.push(...block.messages);
+      return;
+    }
+    const reason = trimmed.value.reasons[index] ?? 'budget';
+    for (const item of block.messages) {
+      dropped.push({
+        kind: item.kind,
+        reason,
+        tokens: item.tokens,
+        ...(item.sourceId ? { sourceId: item.sourceId } : {}),
+        ...(item.kind === 'file' ? { fileNames: block.files.map((file) => file.name) } : {}),
+      });
+    }
+  });
+
+  return ok({
+    messages,
+    totalTokens: trimmed.value.totalTokens,
+    budget,
+    dropped,
+    projectMode: env.projectMode,
+    nextDocumentNumber: findLastDocumentNumber(env) + 1,
+  });
+}
+
+/** The messages as the LLM adapter takes them. */
+export function toLlmMessages(context: AssembledContext): ContextMessage['message'][] {
+  return context.messages.map((item) => item.message);
+}

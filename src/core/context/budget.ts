@@ -1,0 +1,58 @@
+import type { ModelInfo, ProjectFile } from '../model';
+import type { ContextBudget, ProjectMode } from './types';
+
+/** Share of (window − reserved output) the messages may fill; the rest absorbs estimate error. */
+export const INPUT_BUDGET_RATIO = 0.95;
+
+/** A project goes inline when its text takes less than this share of (window − output). */
+export const PROJECT_FIT_RATIO = 0.6;
+
+/**
+ * Some catalogs list a max output as large as the window; reserving all of it would leave no
+ * room for input, so at most this share of the window is reserved.
+ */
+export const MAX_RESERVED_OUTPUT_RATIO = 0.5;
+
+export function resolveReservedOutput(model: ModelInfo, requested?: number): number {
+  const wanted = requested ?? model.maxOutputTokens;
+  return Math.min(wanted, Math.floor(model.contextWindow * MAX_RESERVED_OUTPUT_RATIO));
+}
+
+/** Pure arithmetic: what the messages of one request may use. */
+export function allocateBudget(
+  model: ModelInfo,
+  reservedOutputTokens: number,
+  toolTokens: number,
+): ContextBudget {
+  const usable = model.contextWindow - reservedOutputTokens;
+  return {
+    contextWindow: model.contextWindow,
+    reservedOutputTokens,
+    toolTokens,
+    inputBudget: Math.max(0, Math.floor(usable * INPUT_BUDGET_RATIO) - toolTokens),
+  };
+}
+
+/** Text tokens a project would put in the context (files without text count nothing). */
+export function sumProjectTokens(files: readonly ProjectFile[]): number {
+  let total = 0;
+  for (const file of files) {
+    if (file.status === 'ready') total += file.tokenCount;
+  }
+  return total;
+}
+
+/**
+ * Inline when every file fits comfortably (below PROJECT_FIT_RATIO of window − output);
+ * otherwise the model searches the project with tools. Pure, so the agent loop and the UI can
+ * ask which tools to offer before assembling anything.
+ */
+export function decideProjectMode(
+  files: readonly ProjectFile[],
+  model: ModelInfo,
+  reservedOutputTokens?: number,
+): ProjectMode {
+  const reserved = resolveReservedOutput(model, reservedOutputTokens);
+  const limit = (model.contextWindow - reserved) * PROJECT_FIT_RATIO;
+  return sumProjectTokens(files) < limit ? 'inline' : 'search';
+}

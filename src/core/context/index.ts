@@ -1,0 +1,37 @@
+export {
+  assembleContext,
+  toLlmMessages,
+  CITATION_REMINDER,
+  LAST_CYCLE_REMINDER,
+} from './assemble-context';
+export {
+  allocateBudget,
+  decideProjectMode,
+  resolveReservedOutput,
+  sumProjectTokens,
+  INPUT_BUDGET_RATIO,
+  PROJECT_FIT_RATIO,
+  MAX_RESERVED_OUTPUT_RATIO,
+} from './budget';
+export {
+  renderDocuments,
+  renderDocumentsMessage,
+  renderNumberedDocuments,
+  DOCUMENTS_PREFIX,
+  type DocumentInput,
+  type NumberedDocument,
+} from './documents';
+export { expandPlaceholders, formatCurrentDate, formatCurrentDateTime } from './placeholders';
+export { removeDisplayArtifacts, FOLLOW_UPS_MARKER } from './remove-from-text';
+export {
+  DEFAULT_SYSTEM_PROMPT,
+  SYSTEM_PROMPT_SECTIONS,
+  buildSystemPrompt,
+} from './system-prompt/registry';
+export { READ_FILE_TOOL_NAME } from './render/markers';
+export {
+  EXPIRED_TOOL_RESULT,
+  CANCELLED_TOOL_RESULT,
+  INCOMPLETE_TOOL_RESULT,
+} from './render/render-assistant';
+export type * from './types';

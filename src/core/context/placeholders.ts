@@ -1,0 +1,51 @@
+/** Placeholders that work in our prompt and in every user-written prompt (agent, project, override). */
+
+export interface PlaceholderValues {
+  now: number;
+  timeZone: string;
+  userName?: string;
+}
+
+const DATE_LOCALE = 'en-US';
+const UNKNOWN_USER_NAME = 'the user';
+
+/** "Saturday November 21, 2026" in the user's time zone. */
+export function formatCurrentDate(now: number, timeZone: string): string {
+  const parts = new Intl.DateTimeFormat(DATE_LOCALE, {
+    timeZone,
+    weekday: 'long',
+    month: 'long',
+    day: 'numeric',
+    year: 'numeric',
+  }).formatToParts(now);
+  const pick = (type: Intl.DateTimeFormatPartTypes): string =>
+    parts.find((part) => part.type === type)?.value ?? '';
+  return `${pick('weekday')} ${pick('month')} ${pick('day')}, ${pick('year')}`;
+}
+
+/** "Saturday November 21, 2026, 11:00 (Europe/Paris)". */
+export function formatCurrentDateTime(now: number, timeZone: string): string {
+  const time = new Intl.DateTimeFormat(DATE_LOCALE, {
+    timeZone,
+    hour: '2-digit',
+    minute: '2-digit',
+    hourCycle: 'h23',
+  }).format(now);
+  return `${formatCurrentDate(now, timeZone)}, ${time} (${timeZone})`;
+}
+
+/** Replaces `{{CURRENT_DATETIME}}`, `{{CURRENT_DATE}}` and `{{user.name}}`; leaves others as written. */
+export function expandPlaceholders(text: string, values: PlaceholderValues): string {
+  return text.replace(/\{\{\s*([A-Za-z_.]+)\s*\}\}/g, (whole, name: string) => {
+    switch (name) {
+      case 'CURRENT_DATETIME':
+        return formatCurrentDateTime(values.now, values.timeZone);
+      case 'CURRENT_DATE':
+        return formatCurrentDate(values.now, values.timeZone);
+      case 'user.name':
+        return values.userName ?? UNKNOWN_USER_NAME;
+      default:
+        return whole;
+    }
+  });
+}

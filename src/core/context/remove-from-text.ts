@@ -1,0 +1,21 @@
+/**
+ * What the app adds to an answer for display, removed before the answer goes back to the model
+ * (seed 002, remove_from_text): the model must see `[1]`, not a link it never wrote.
+ */
+
+/** `[[1]](https://…)` or `[1](https://…)` → `[1]`. */
+const CITATION_LINK_PATTERN = /\[\[(\d+)\]\]\([^)\s]*\)|\[(\d+)\]\([^)\s]*\)/g;
+
+/** A follow-up suggestions block appended by the UI, from its marker to the end of the text. */
+export const FOLLOW_UPS_MARKER = '<!-- follow-ups -->';
+
+export function removeDisplayArtifacts(text: string): string {
+  const markerAt = text.indexOf(FOLLOW_UPS_MARKER);
+  const withoutFollowUps = markerAt >= 0 ? text.slice(0, markerAt).trimEnd() : text;
+  return withoutFollowUps.replace(
+    CITATION_LINK_PATTERN,
+    (_whole, doubled?: string, single?: string) => {
+      return `[${doubled ?? single ?? ''}]`;
+    },
+  );
+}

@@ -1,0 +1,7 @@
+import type { SystemPromptSection } from './section';
+
+export const datetimeSection: SystemPromptSection = {
+  id: 'datetime',
+  isEditable: true,
+  render: () => "# Current date\nIt is {{CURRENT_DATETIME}} in the user's time zone.",
+};

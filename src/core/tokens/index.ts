@@ -1,0 +1,3 @@
+export * from './encoding';
+export * from './calibration';
+export * from './image-tokens';

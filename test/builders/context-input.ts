@@ -1,0 +1,203 @@
+import { z } from 'zod';
+import type { ContextInput, ContextTool } from '../../src/core/context';
+import {
+  historyStrategySchema,
+  modelInfoSchema,
+  providerKindSchema,
+  type ChatMessageSimple,
+} from '../../src/core/model';
+import type { TokenCounter } from '../../src/core/ports';
+import { buildFrozenClock } from './clock';
+import {
+  buildAgent,
+  buildAssistantMessage,
+  buildChain,
+  buildImageAttachment,
+  buildModelInfo,
+  buildProject,
+  buildProjectFile,
+  buildStep,
+  buildTextAttachment,
+  buildUserMessage,
+} from './messages';
+
+/**
+ * The compact, hand-written form of a context case (golden `input.json`): only what the case is
+ * about; builders fill in ids, timestamps and real token counts.
+ */
+
+const toolCallSpecSchema = z.object({
+  id: z.string().optional(),
+  name: z.string(),
+  arguments: z.unknown(),
+  status: z.enum(['pending', 'complete', 'error', 'cancelled']).optional(),
+  result: z.string().optional(),
+  isError: z.boolean().optional(),
+  documents: z.array(z.number().int().positive()).optional(),
+});
+
+const stepSpecSchema = z.object({
+  text: z.string().optional(),
+  reasoning: z.string().optional(),
+  reasoningState: z.record(z.string(), z.unknown()).optional(),
+  toolCalls: z.array(toolCallSpecSchema).optional(),
+});
+
+const attachmentSpecSchema = z.discriminatedUnion('kind', [
+  z.object({
+    kind: z.literal('text'),
+    name: z.string(),
+    text: z.string().optional(),
+    mimeType: z.string().optional(),
+    status: z.enum(['ready', 'processing', 'no_text', 'error']).optional(),
+    tokenCount: z.number().int().nonnegative().optional(),
+    error: z.string().optional(),
+  }),
+  z.object({
+    kind: z.literal('image'),
+    name: z.string(),
+    width: z.number().int().positive(),
+    height: z.number().int().positive(),
+    hasData: z.boolean().optional(),
+  }),
+]);
+
+const messageSpecSchema = z.discriminatedUnion('role', [
+  z.object({
+    role: z.literal('user'),
+    text: z.string(),
+    attachments: z.array(attachmentSpecSchema).optional(),
+    isPinned: z.boolean().optional(),
+    isExcluded: z.boolean().optional(),
+  }),
+  z.object({
+    role: z.literal('assistant'),
+    /** Shorthand for one final step with this text. */
+    text: z.string().optional(),
+    steps: z.array(stepSpecSchema).optional(),
+    isPinned: z.boolean().optional(),
+    isExcluded: z.boolean().optional(),
+  }),
+]);
+
+const toolSpecSchema = z.object({
+  name: z.string(),
+  description: z.string(),
+  usage: z.string().optional(),
+  isSearch: z.boolean().optional(),
+});
+
+export const contextCaseSchema = z.object({
+  description: z.string(),
+  model: modelInfoSchema.partial().optional(),
+  providerKind: providerKindSchema.optional(),
+  agent: z
+    .object({
+      prompt: z.string().optional(),
+      shouldReplaceSystemPrompt: z.boolean().optional(),
+      reminders: z.array(z.string()).optional(),
+      historyStrategy: historyStrategySchema.optional(),
+      isBuiltIn: z.boolean().optional(),
+    })
+    .optional(),
+  project: z
+    .object({
+      instructions: z.string().optional(),
+      files: z.array(
+        z.object({
+          name: z.string(),
+          text: z.string().optional(),
+          mimeType: z.string().optional(),
+          status: z.enum(['processing', 'ready', 'no_text', 'error']).optional(),
+          tokenCount: z.number().int().nonnegative().optional(),
+          sizeBytes: z.number().int().nonnegative().optional(),
+        }),
+      ),
+    })
+    .optional(),
+  systemPromptOverride: z.string().nullable().optional(),
+  tools: z.array(toolSpecSchema).optional(),
+  hasSearchRunInTurn: z.boolean().optional(),
+  isLastCycle: z.boolean().optional(),
+  historyStrategy: historyStrategySchema.optional(),
+  reservedOutputTokens: z.number().int().nonnegative().optional(),
+  calibrationFactor: z.number().positive().optional(),
+  userName: z.string().optional(),
+  chain: z.array(messageSpecSchema),
+  turnSteps: z.array(stepSpecSchema).optional(),
+});
+export type ContextCase = z.infer<typeof contextCaseSchema>;
+
+/** A JSON Schema object for a tool with one string argument: enough for the token estimate. */
+function buildInputSchema(): Record<string, unknown> {
+  return { type: 'object', properties: { query: { type: 'string' } }, required: ['query'] };
+}
+
+export function buildContextTool(spec: z.infer<typeof toolSpecSchema>): ContextTool {
+  return {
+    name: spec.name,
+    description: spec.description,
+    inputSchema: buildInputSchema(),
+    ...(spec.usage !== undefined ? { usage: spec.usage } : {}),
+    ...(spec.isSearch !== undefined ? { isSearch: spec.isSearch } : {}),
+  };
+}
+
+function buildMessage(spec: z.infer<typeof messageSpecSchema>): ChatMessageSimple {
+  const flags = {
+    ...(spec.isPinned !== undefined ? { isPinned: spec.isPinned } : {}),
+    ...(spec.isExcluded !== undefined ? { isExcluded: spec.isExcluded } : {}),
+  };
+  if (spec.role === 'user') {
+    return buildUserMessage({
+      text: spec.text,
+      ...flags,
+      attachments: (spec.attachments ?? []).map((attachment) =>
+        attachment.kind === 'text'
+          ? buildTextAttachment(attachment)
+          : buildImageAttachment(attachment),
+      ),
+    });
+  }
+  const steps = spec.steps ?? [{ text: spec.text ?? '' }];
+  return buildAssistantMessage({ steps, ...flags });
+}
+
+export function buildContextInput(spec: ContextCase, tokenCounter: TokenCounter): ContextInput {
+  const agent = buildAgent({
+    ...(spec.agent?.prompt !== undefined ? { prompt: spec.agent.prompt } : {}),
+    ...(spec.agent?.shouldReplaceSystemPrompt !== undefined
+      ? { shouldReplaceSystemPrompt: spec.agent.shouldReplaceSystemPrompt }
+      : {}),
+    ...(spec.agent?.reminders !== undefined ? { reminders: spec.agent.reminders } : {}),
+    ...(spec.agent?.historyStrategy !== undefined
+      ? { historyStrategy: spec.agent.historyStrategy }
+      : {}),
+    ...(spec.agent?.isBuiltIn !== undefined ? { isBuiltIn: spec.agent.isBuiltIn } : {}),
+  });
+  return {
+    chain: buildChain(spec.chain.map(buildMessage)),
+    ...(spec.turnSteps ? { turnSteps: spec.turnSteps.map(buildStep) } : {}),
+    agent,
+    project: spec.project
+      ? {
+          project: buildProject({ instructions: spec.project.instructions ?? '' }),
+          files: spec.project.files.map(buildProjectFile),
+        }
+      : null,
+    systemPromptOverride: spec.systemPromptOverride ?? null,
+    tools: (spec.tools ?? []).map(buildContextTool),
+    hasSearchRunInTurn: spec.hasSearchRunInTurn ?? false,
+    isLastCycle: spec.isLastCycle ?? false,
+    model: buildModelInfo(spec.model ?? {}),
+    providerKind: spec.providerKind ?? 'openai',
+    ...(spec.reservedOutputTokens !== undefined
+      ? { reservedOutputTokens: spec.reservedOutputTokens }
+      : {}),
+    ...(spec.historyStrategy !== undefined ? { historyStrategy: spec.historyStrategy } : {}),
+    ...(spec.calibrationFactor !== undefined ? { calibrationFactor: spec.calibrationFactor } : {}),
+    ...(spec.userName !== undefined ? { userName: spec.userName } : {}),
+    clock: buildFrozenClock(),
+    tokenCounter,
+  };
+}

@@ -1,0 +1,4 @@
+export * from './clock';
+export * from './messages';
+export * from './tokens';
+export * from './context-input';

@@ -1,0 +1,87 @@
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { assembleContext, type AssembledContext, type ContextError, type ContextMessage } from '../../src/core/context';
+import type { TokenCounter } from '../../src/core/ports';
+import { createTokenCounter } from '../../src/core/tokens';
+import type { Result } from '../../src/util/result';
+import { buildContextInput, contextCaseSchema } from '../builders';
+
+/**
+ * Every folder under golden/context is a case: `input.json` (the compact case) and
+ * `expected.json` (the rendered messages with kinds and tokens). `UPDATE_GOLDEN=1` rewrites the
+ * expected files; review them by eye, they are the spec.
+ */
+
+const CASES_DIR = join(import.meta.dirname, 'context');
+const SHOULD_UPDATE = process.env.UPDATE_GOLDEN === '1';
+
+function describeContent(message: ContextMessage['message']): unknown {
+  if (typeof message.content === 'string') return message.content;
+  return message.content.map((part) => {
+    switch (part.type) {
+      case 'text':
+        return { text: part.text };
+      case 'image':
+        return { image: part.image, mediaType: part.mediaType };
+      case 'reasoning':
+        return { reasoning: part.text, ...(part.providerState ? { providerState: part.providerState } : {}) };
+      case 'tool-call':
+        return { toolCall: part.toolName, id: part.toolCallId, input: part.input };
+      case 'tool-result':
+        return { toolResult: part.toolName, id: part.toolCallId, output: part.output, ...(part.isError ? { isError: true } : {}) };
+    }
+  });
+}
+
+function describeResult(result: Result<AssembledContext, ContextError>): unknown {
+  if (!result.ok) return { ok: false, error: result.error };
+  const context = result.value;
+  return {
+    ok: true,
+    projectMode: context.projectMode,
+    budget: context.budget,
+    totalTokens: context.totalTokens,
+    nextDocumentNumber: context.nextDocumentNumber,
+    messages: context.messages.map((item) => ({
+      kind: item.kind,
+      role: item.message.role,
+      tokens: item.tokens,
+      ...(item.sourceId ? { sourceId: item.sourceId } : {}),
+      ...(item.label ? { label: item.label } : {}),
+      content: describeContent(item.message),
+    })),
+    dropped: context.dropped,
+  };
+}
+
+const caseNames = readdirSync(CASES_DIR, { withFileTypes: true })
+  .filter((entry) => entry.isDirectory())
+  .map((entry) => entry.name)
+  .sort();
+
+describe('context assembly golden cases', () => {
+  let counter: TokenCounter;
+  beforeAll(async () => {
+    counter = await createTokenCounter(['o200k_base', 'cl100k_base']);
+  });
+
+  it('has cases to run', () => {
+    expect(caseNames.length).toBeGreaterThan(0);
+  });
+
+  for (const name of caseNames) {
+    it(`renders ${name} as expected`, () => {
+      const dir = join(CASES_DIR, name);
+      const spec = contextCaseSchema.parse(JSON.parse(readFileSync(join(dir, 'input.json'), 'utf8')));
+      const actual = describeResult(assembleContext(buildContextInput(spec, counter)));
+      const expectedPath = join(dir, 'expected.json');
+      if (SHOULD_UPDATE) {
+        writeFileSync(expectedPath, `${JSON.stringify(actual, null, 2)}\n`);
+        return;
+      }
+      expect(existsSync(expectedPath), `${name}/expected.json is missing; run with UPDATE_GOLDEN=1`).toBe(true);
+      expect(actual).toEqual(JSON.parse(readFileSync(expectedPath, 'utf8')));
+    });
+  }
+});
