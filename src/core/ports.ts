@@ -240,3 +240,9 @@ export interface MessageBranches {
   /** The visible chain of a session (root to current leaf), oldest first. */
   loadVisibleChain(sessionId: SessionId): Promise<ChatMessageSimple[]>;
 }
+
+/** Timers for the core (the checkpointer's trailing write), injected so tests control time. */
+export interface Scheduler {
+  /** Runs `callback` once after `ms`; the returned function cancels it. */
+  schedule(callback: () => void, ms: number): () => void;
+}

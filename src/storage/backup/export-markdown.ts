@@ -1,0 +1,52 @@
+import {
+  answerText,
+  type ChatMessageSimple,
+  type MessageStatus,
+  type Session,
+} from '../../core/model';
+
+/**
+ * A session's visible chain as Markdown, for reading or pasting elsewhere. Not a backup:
+ * branches, reasoning and tool results are left out, attachments are named.
+ */
+export function renderSessionMarkdown(
+  session: Session,
+  chain: readonly ChatMessageSimple[],
+): string {
+  const blocks = [`# ${session.title.trim() === '' ? 'Untitled chat' : session.title.trim()}`];
+  for (const message of chain) {
+    if (message.role === 'user') {
+      const attachments = message.attachments
+        .map((attachment) => `- 📎 ${attachment.name}`)
+        .join('\n');
+      blocks.push(
+        ['## You', message.text, attachments].filter((part) => part.length > 0).join('\n\n'),
+      );
+    } else {
+      const model = message.model === undefined ? '' : ` (${message.model.modelId})`;
+      const notice = message.status === 'complete' ? '' : `_${describeStatus(message.status)}_`;
+      const citations = message.citations
+        .map((citation) => `[${citation.number}] ${citation.url ?? citation.title}`)
+        .join('\n');
+      blocks.push(
+        [`## Assistant${model}`, answerText(message), notice, citations]
+          .filter((part) => part.length > 0)
+          .join('\n\n'),
+      );
+    }
+  }
+  return `${blocks.join('\n\n')}\n`;
+}
+
+function describeStatus(status: Exclude<MessageStatus, 'complete'>): string {
+  switch (status) {
+    case 'streaming':
+      return 'Answer still being written when exported.';
+    case 'stopped':
+      return 'Stopped before the end.';
+    case 'interrupted':
+      return 'Interrupted before the end.';
+    case 'error':
+      return 'Ended with an error.';
+  }
+}

@@ -1,0 +1,59 @@
+import { z } from 'zod';
+import { fileIdSchema, projectIdSchema } from '../core/model';
+import type { ChunkStore, TextChunk } from '../core/ports';
+import type { CarrelDb, ChunkRow } from './db';
+import { guardStorage } from './guard';
+import { parseStored } from './parse-row';
+
+/** A chunk without its vector; rows and backups each add the vector in their own encoding. */
+export const chunkMetadataSchema = z.object({
+  id: z.string().min(1),
+  fileId: fileIdSchema,
+  projectId: projectIdSchema.nullable(),
+  ordinal: z.number().int().nonnegative(),
+  text: z.string(),
+  tokenCount: z.number().int().nonnegative(),
+  location: z.string().optional(),
+  embeddingModel: z.string().nullable(),
+});
+
+const chunkRowSchema = chunkMetadataSchema.extend({
+  embedding: z.instanceof(ArrayBuffer).nullable(),
+});
+
+/** Copies the vector's own bytes: a Float32Array may be a view on a larger buffer. */
+export function toChunkRow(chunk: TextChunk): ChunkRow {
+  const { embedding, ...rest } = chunk;
+  return { ...rest, embedding: embedding === null ? null : new Float32Array(embedding).buffer };
+}
+
+export function fromChunkRow(row: ChunkRow): TextChunk {
+  const { embedding, ...rest } = parseStored(chunkRowSchema, row, `Stored chunk ${row.id}`);
+  return { ...rest, embedding: embedding === null ? null : new Float32Array(embedding) };
+}
+
+const byOrdinal = (a: TextChunk, b: TextChunk) => a.ordinal - b.ordinal;
+
+export function createChunkStore(db: CarrelDb): ChunkStore {
+  return {
+    replaceForFile: (fileId, chunks) =>
+      guardStorage(db, () =>
+        db.transaction('rw', db.chunks, async () => {
+          await db.chunks.where('fileId').equals(fileId).delete();
+          await db.chunks.bulkPut(chunks.map((chunk) => toChunkRow({ ...chunk, fileId })));
+        }),
+      ),
+    listByFile: (fileId) =>
+      guardStorage(db, async () =>
+        (await db.chunks.where('fileId').equals(fileId).toArray())
+          .map(fromChunkRow)
+          .sort(byOrdinal),
+      ),
+    listByProject: (projectId) =>
+      guardStorage(db, async () =>
+        (await db.chunks.where('projectId').equals(projectId).toArray())
+          .map(fromChunkRow)
+          .sort((a, b) => (a.fileId < b.fileId ? -1 : a.fileId > b.fileId ? 1 : byOrdinal(a, b))),
+      ),
+  };
+}

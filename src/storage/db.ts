@@ -1,0 +1,240 @@
+/**
+ * The whole IndexedDB schema, every version kept, newest last. Dexie replays the upgrade
+ * functions in order for a database left by any older Carrel, so a version is never edited
+ * once released: a change is a new version with its own tested upgrade.
+ */
+import { Dexie, type DexieOptions, type Table, type Transaction } from 'dexie';
+import type {
+  Agent,
+  AssistantStep,
+  Attachment,
+  Citation,
+  MessageError,
+  MessageStatus,
+  ModelRef,
+  Project,
+  ProviderConfig,
+  Session,
+  StopReason,
+  Usage,
+} from '../core/model';
+import type { PageSpan } from '../core/ports';
+import { StorageError, toStorageError } from './errors';
+
+/**
+ * IndexedDB leaves rows whose key is null out of an index, so a root message is stored with
+ * this parent instead of null; otherwise `[sessionId+parentId]` could not list the roots.
+ */
+export const ROOT_PARENT_ID = '';
+
+export type SessionRow = Session;
+export type ProjectRow = Project;
+export type AgentRow = Agent;
+export type ProviderRow = ProviderConfig;
+
+/** One message per row; see `message-rows.ts` for the conversion to ChatMessageSimple. */
+export interface MessageRow {
+  id: string;
+  sessionId: string;
+  /** `ROOT_PARENT_ID` for the first message of a branch. */
+  parentId: string;
+  role: 'user' | 'assistant';
+  /** Always `complete` for user messages, so the status index covers every row. */
+  status: MessageStatus;
+  /** The user's text, or the assistant's visible answer (previews and search). */
+  text: string;
+  /** Every token the message can put in a context: text, reasoning, tool calls, attachments. */
+  tokenCount: number;
+  createdAt: number;
+  updatedAt: number;
+  isPinned: boolean;
+  isExcluded: boolean;
+  textTokenCount?: number;
+  attachments?: Attachment[];
+  steps?: AssistantStep[];
+  stopReason?: StopReason;
+  error?: MessageError;
+  model?: ModelRef;
+  usage?: Usage;
+  citations?: Citation[];
+}
+
+export interface FileRow {
+  id: string;
+  /** Null for a chat attachment; such rows are simply absent from the projectId index. */
+  projectId: string | null;
+  name: string;
+  mimeType: string;
+  sizeBytes: number;
+  hash: string;
+  blob: Blob;
+  status: 'processing' | 'ready' | 'no_text' | 'error';
+  text?: string;
+  tokenCount: number;
+  error?: string;
+  pageMap?: PageSpan[];
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface ChunkRow {
+  id: string;
+  fileId: string;
+  projectId: string | null;
+  ordinal: number;
+  text: string;
+  tokenCount: number;
+  location?: string;
+  /** The bytes of a Float32Array: compact, and cloned by IndexedDB without conversion. */
+  embedding: ArrayBuffer | null;
+  embeddingModel: string | null;
+}
+
+export interface SettingRow {
+  key: string;
+  value: unknown;
+  updatedAt: number;
+}
+
+export interface UsageRow {
+  id: string;
+  sessionId: string;
+  messageId: string;
+  model: ModelRef;
+  usage: Usage;
+  createdAt: number;
+}
+
+/** Version 1: the first schema. Root messages had a null parent, so the index missed them. */
+export const SCHEMA_V1 = {
+  sessions: 'id, updatedAt, projectId',
+  messages: 'id, sessionId, [sessionId+parentId]',
+  projects: 'id',
+  files: 'id, projectId, hash',
+  chunks: 'id, fileId, projectId',
+  agents: 'id',
+  providers: 'id',
+  settings: 'key',
+} as const;
+
+/** Version 2: root sentinel, a status index for crash recovery, session versions, usage. */
+export const SCHEMA_V2 = {
+  ...SCHEMA_V1,
+  messages: 'id, sessionId, [sessionId+parentId], status',
+  usage: 'id, sessionId, createdAt',
+} as const;
+
+export const CURRENT_SCHEMA_VERSION = 2;
+
+function sumTokens(values: readonly unknown[]): number {
+  return values.reduce<number>(
+    (total, value) => total + (typeof value === 'number' ? value : 0),
+    0,
+  );
+}
+
+/**
+ * v1 → v2. Rows it cannot interpret abort the whole upgrade: IndexedDB then rolls the
+ * database back to v1 untouched, which is better than silently dropping someone's messages.
+ */
+export async function upgradeToV2(tx: Transaction): Promise<void> {
+  await tx
+    .table('sessions')
+    .toCollection()
+    .modify((row: Record<string, unknown>) => {
+      if (typeof row.version !== 'number') row.version = 0;
+    });
+  await tx
+    .table('messages')
+    .toCollection()
+    .modify((row: Record<string, unknown>) => {
+      if (typeof row.id !== 'string' || typeof row.sessionId !== 'string') {
+        throw new StorageError(
+          'invalid_data',
+          `A stored message has no id or session (${String(row.id)}); the upgrade was cancelled and nothing was changed.`,
+        );
+      }
+      if (row.role !== 'user' && row.role !== 'assistant') {
+        throw new StorageError(
+          'invalid_data',
+          `Message ${row.id} has an unknown role; the upgrade was cancelled and nothing was changed.`,
+        );
+      }
+      if (row.parentId === null || row.parentId === undefined) row.parentId = ROOT_PARENT_ID;
+      if (row.role === 'user') {
+        row.status = 'complete';
+        const attachments = Array.isArray(row.attachments)
+          ? (row.attachments as { tokenCount?: unknown }[])
+          : [];
+        row.tokenCount = sumTokens([row.textTokenCount, ...attachments.map((a) => a.tokenCount)]);
+      } else {
+        const steps = Array.isArray(row.steps) ? (row.steps as Partial<AssistantStep>[]) : [];
+        row.text = steps
+          .map((step) => step.text ?? '')
+          .filter((text) => text.length > 0)
+          .join('\n\n');
+        row.tokenCount = sumTokens(
+          steps.flatMap((step) => [
+            step.textTokenCount,
+            step.reasoning?.tokenCount,
+            ...(step.toolCalls ?? []).flatMap((call) => [
+              call.argumentsTokenCount,
+              call.result?.tokenCount,
+            ]),
+          ]),
+        );
+      }
+    });
+}
+
+export class CarrelDb extends Dexie {
+  declare readonly sessions: Table<SessionRow, string>;
+  declare readonly messages: Table<MessageRow, string>;
+  declare readonly projects: Table<ProjectRow, string>;
+  declare readonly files: Table<FileRow, string>;
+  declare readonly chunks: Table<ChunkRow, string>;
+  declare readonly agents: Table<AgentRow, string>;
+  declare readonly providers: Table<ProviderRow, string>;
+  declare readonly settings: Table<SettingRow, string>;
+  declare readonly usage: Table<UsageRow, string>;
+
+  constructor(name: string, options: DexieOptions = {}) {
+    // Strict durability: a message is on disk when the transaction resolves, not just in the
+    // OS cache, so a crash right after "saved" cannot lose it. Migrations get it too.
+    super(name, { chromeTransactionDurability: 'strict', ...options });
+    this.version(1).stores(SCHEMA_V1);
+    this.version(2).stores(SCHEMA_V2).upgrade(upgradeToV2);
+  }
+}
+
+export interface OpenCarrelDbOptions {
+  /** For tests and workers: `{ indexedDB, IDBKeyRange }` from fake-indexeddb, etc. */
+  dexie?: DexieOptions;
+  /** Another tab opened a newer schema; this connection is already closed. Prompt a reload. */
+  onVersionChange?: () => void;
+  /** This tab's upgrade waits for an older tab to close. */
+  onBlocked?: () => void;
+}
+
+export async function openCarrelDb(
+  name = 'carrel',
+  options: OpenCarrelDbOptions = {},
+): Promise<CarrelDb> {
+  const db = new CarrelDb(name, options.dexie);
+  db.on('versionchange', () => {
+    // Close first so the other tab's upgrade is not blocked by us while the prompt is shown.
+    db.close();
+    options.onVersionChange?.();
+    return false;
+  });
+  db.on('blocked', () => {
+    options.onBlocked?.();
+  });
+  try {
+    await db.open();
+  } catch (error) {
+    db.close();
+    throw toStorageError(error);
+  }
+  return db;
+}

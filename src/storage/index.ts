@@ -1,0 +1,70 @@
+/**
+ * Storage's public face: open the database, build the stores over it. Everything here works in
+ * the window and in workers; `requestPersistence` is the one window-only call.
+ */
+import type {
+  AgentStore,
+  Backup,
+  ChunkStore,
+  Clock,
+  FileStore,
+  Ids,
+  ProjectStore,
+  ProviderStore,
+  SessionStore,
+  SettingsStore,
+  UsageStore,
+} from '../core/ports';
+import { createAgentStore } from './agent.store';
+import { createBackupService } from './backup/backup';
+import { createChunkStore } from './chunk.store';
+import type { CarrelDb } from './db';
+import { createFileStore } from './file.store';
+import { createMessageStore, type DexieMessageStore } from './message.store';
+import { createProjectStore } from './project.store';
+import { createProviderStore } from './provider.store';
+import { createSessionStore } from './session.store';
+import { createSettingsStore } from './settings.store';
+import { createUsageStore } from './usage.store';
+
+export interface CarrelStores {
+  sessions: SessionStore;
+  messages: DexieMessageStore;
+  projects: ProjectStore;
+  files: FileStore;
+  chunks: ChunkStore;
+  agents: AgentStore;
+  providers: ProviderStore;
+  settings: SettingsStore;
+  usage: UsageStore;
+  backup: Backup;
+}
+
+export function createStores(db: CarrelDb, clock: Clock, ids: Ids): CarrelStores {
+  return {
+    sessions: createSessionStore(db, clock),
+    messages: createMessageStore(db, clock),
+    projects: createProjectStore(db, clock),
+    files: createFileStore(db),
+    chunks: createChunkStore(db),
+    agents: createAgentStore(db),
+    providers: createProviderStore(db),
+    settings: createSettingsStore(db, clock),
+    usage: createUsageStore(db, clock, ids),
+    backup: createBackupService(db, clock),
+  };
+}
+
+export { openCarrelDb, CarrelDb, CURRENT_SCHEMA_VERSION, type OpenCarrelDbOptions } from './db';
+export { StorageError, isStorageError, type StorageErrorCode } from './errors';
+export { observe } from './observe';
+export {
+  estimateStorage,
+  requestPersistence,
+  NEARLY_FULL_RATIO,
+  type StorageEstimateReport,
+} from './persistence';
+export { createSessionCache, type SessionCache, type SessionCacheStats } from './session-cache';
+export { attachSearchIndex, createSearchIndex, indexDatabase } from './search-index';
+export { renderSessionMarkdown } from './backup/export-markdown';
+export { importChatGptExport, type ChatGptImportReport } from './backup/import-chatgpt';

@@ -1,0 +1,149 @@
+import {
+  asMessageId,
+  chatMessageSimpleSchema,
+  type ChatMessageSimple,
+  type MessageId,
+  type SessionId,
+} from '../core/model';
+import type { Clock, MessageBranches, MessageStore } from '../core/ports';
+import { ROOT_PARENT_ID, type CarrelDb, type MessageRow } from './db';
+import { StorageError } from './errors';
+import { guardStorage } from './guard';
+import { fromMessageRow, toMessageRow } from './message-rows';
+import { parseStored } from './parse-row';
+
+export type DexieMessageStore = MessageStore & MessageBranches;
+
+/** Oldest first; ids break ties so siblings created in the same millisecond keep an order. */
+function compareRows(a: MessageRow, b: MessageRow): number {
+  return a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+}
+
+async function loadChildRows(
+  db: CarrelDb,
+  sessionId: string,
+  parentId: string,
+): Promise<MessageRow[]> {
+  const rows = await db.messages
+    .where('[sessionId+parentId]')
+    .equals([sessionId, parentId])
+    .toArray();
+  return rows.sort(compareRows);
+}
+
+/** Walks parent links by primary key: cost is the chain's length, not the session's size. */
+async function loadChainRows(db: CarrelDb, leafId: string): Promise<MessageRow[]> {
+  const chain: MessageRow[] = [];
+  const seen = new Set<string>();
+  let id: string = leafId;
+  while (id !== ROOT_PARENT_ID) {
+    if (seen.has(id))
+      throw new StorageError('invalid_data', `Message ${leafId} has a cycle in its parent links.`);
+    seen.add(id);
+    const row = await db.messages.get(id);
+    if (row === undefined) {
+      throw new StorageError(
+        'not_found',
+        `Message ${id} in the chain of ${leafId} no longer exists.`,
+      );
+    }
+    chain.push(row);
+    id = row.parentId;
+  }
+  return chain.reverse();
+}
+
+export function createMessageStore(db: CarrelDb, clock: Clock): DexieMessageStore {
+  return {
+    /**
+     * Saving a message the session has not seen makes it the current leaf: sending, editing
+     * (a sibling of the edited message) and regenerating all show the new message. Updating an
+     * existing one (streaming) leaves the visible branch alone.
+     */
+    put: (message) =>
+      guardStorage(db, async () => {
+        const row = toMessageRow(
+          parseStored(chatMessageSimpleSchema, message, `Message ${message.id}`),
+        );
+        await db.transaction('rw', [db.messages, db.sessions], async () => {
+          const session = await db.sessions.get(message.sessionId);
+          if (session === undefined)
+            throw new StorageError('not_found', `Session ${message.sessionId} no longer exists.`);
+          const isNew = (await db.messages.get(message.id)) === undefined;
+          await db.messages.put(row);
+          await db.sessions.put({
+            ...session,
+            currentLeafId: isNew ? message.id : session.currentLeafId,
+            version: session.version + 1,
+            updatedAt: clock.now(),
+          });
+        });
+      }),
+
+    get: (id) =>
+      guardStorage(db, async () => {
+        const row = await db.messages.get(id);
+        return row === undefined ? undefined : fromMessageRow(row);
+      }),
+
+    loadChain: (leafId) =>
+      guardStorage(db, async () => (await loadChainRows(db, leafId)).map(fromMessageRow)),
+
+    children: (sessionId, parentId) =>
+      guardStorage(db, async () =>
+        (await loadChildRows(db, sessionId, parentId ?? ROOT_PARENT_ID)).map(fromMessageRow),
+      ),
+
+    listStreaming: () =>
+      guardStorage(db, async () =>
+        (await db.messages.where('status').equals('streaming').toArray()).map(fromMessageRow),
+      ),
+
+    siblings: (messageId) =>
+      guardStorage(db, async () => {
+        const row = await db.messages.get(messageId);
+        if (row === undefined)
+          throw new StorageError('not_found', `Message ${messageId} no longer exists.`);
+        const ids = (await loadChildRows(db, row.sessionId, row.parentId)).map((sibling) =>
+          asMessageId(sibling.id),
+        );
+        return { index: ids.indexOf(messageId), count: ids.length, ids };
+      }),
+
+    switchBranch: (messageId) =>
+      guardStorage(db, () =>
+        db.transaction('rw', [db.messages, db.sessions], async () => {
+          const start = await db.messages.get(messageId);
+          if (start === undefined)
+            throw new StorageError('not_found', `Message ${messageId} no longer exists.`);
+          let leaf = start;
+          for (;;) {
+            const children = await loadChildRows(db, leaf.sessionId, leaf.id);
+            const newest = children[children.length - 1];
+            if (newest === undefined) break;
+            leaf = newest;
+          }
+          const session = await db.sessions.get(start.sessionId);
+          if (session === undefined)
+            throw new StorageError('not_found', `Session ${start.sessionId} no longer exists.`);
+          const leafId: MessageId = asMessageId(leaf.id);
+          await db.sessions.put({
+            ...session,
+            currentLeafId: leafId,
+            version: session.version + 1,
+            updatedAt: clock.now(),
+          });
+          return leafId;
+        }),
+      ),
+
+    loadVisibleChain: (sessionId: SessionId) =>
+      guardStorage(db, async (): Promise<ChatMessageSimple[]> => {
+        const session = await db.sessions.get(sessionId);
+        if (session === undefined)
+          throw new StorageError('not_found', `Session ${sessionId} no longer exists.`);
+        if (session.currentLeafId === null) return [];
+        return (await loadChainRows(db, session.currentLeafId)).map(fromMessageRow);
+      }),
+  };
+}

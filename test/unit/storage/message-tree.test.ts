@@ -1,0 +1,200 @@
+import type { DBCore, DBCoreTable } from 'dexie';
+import { describe, expect, it } from 'vitest';
+import { asMessageId, asSessionId } from '../../../src/core/model';
+import { CarrelDb } from '../../../src/storage/db';
+import { toMessageRow } from '../../../src/storage/message-rows';
+import { createMessageStore } from '../../../src/storage/message.store';
+import { createSessionStore } from '../../../src/storage/session.store';
+import {
+  buildAssistantMessage,
+  buildSession,
+  buildUserMessage,
+  createFrozenClock,
+  createTestIndexedDb,
+  openTestDb,
+} from './storage-fixtures';
+
+async function openSessionWithStores() {
+  const db = await openTestDb();
+  const clock = createFrozenClock();
+  const sessions = createSessionStore(db, clock);
+  await sessions.create(buildSession());
+  return { db, sessions, messages: createMessageStore(db, clock) };
+}
+
+/** Records every low-level operation Dexie sends to IndexedDB, per table. */
+function recordOperations(db: CarrelDb): string[] {
+  const operations: string[] = [];
+  db.use({
+    stack: 'dbcore',
+    name: 'record-operations',
+    create: (down: DBCore): DBCore => ({
+      ...down,
+      table: (name: string): DBCoreTable => {
+        const table = down.table(name);
+        return {
+          ...table,
+          get: (request) => (operations.push(`${name}.get`), table.get(request)),
+          getMany: (request) => (operations.push(`${name}.getMany`), table.getMany(request)),
+          query: (request) => (operations.push(`${name}.query`), table.query(request)),
+          openCursor: (request) => (
+            operations.push(`${name}.openCursor`),
+            table.openCursor(request)
+          ),
+          count: (request) => (operations.push(`${name}.count`), table.count(request)),
+        };
+      },
+    }),
+  });
+  return operations;
+}
+
+describe('message tree', () => {
+  it('makes each newly saved message the current leaf and bumps the session version', async () => {
+    const { sessions, messages } = await openSessionWithStores();
+    await messages.put(buildUserMessage('u1', null));
+    await messages.put(buildAssistantMessage('a1', 'u1', { status: 'streaming' }));
+    expect(await sessions.get(asSessionId('s1'))).toMatchObject({
+      currentLeafId: 'a1',
+      version: 2,
+    });
+    await messages.put(buildAssistantMessage('a1', 'u1', { status: 'complete' }));
+    expect(await sessions.get(asSessionId('s1'))).toMatchObject({
+      currentLeafId: 'a1',
+      version: 3,
+    });
+    expect((await messages.loadVisibleChain(asSessionId('s1'))).map((m) => m.id)).toEqual([
+      'u1',
+      'a1',
+    ]);
+  });
+
+  it('refuses a message for a session that does not exist', async () => {
+    const { messages } = await openSessionWithStores();
+    await expect(
+      messages.put(buildUserMessage('u1', null, { sessionId: asSessionId('ghost') })),
+    ).rejects.toMatchObject({ code: 'not_found' });
+    expect(await messages.get(asMessageId('u1'))).toBeUndefined();
+  });
+
+  it('turns an edited user message into a sibling that becomes the visible branch', async () => {
+    const { messages } = await openSessionWithStores();
+    await messages.put(buildUserMessage('u1', null));
+    await messages.put(buildAssistantMessage('a1', 'u1'));
+    await messages.put(buildUserMessage('u2', 'a1', { createdAt: 30 }));
+    await messages.put(buildAssistantMessage('a2', 'u2', { createdAt: 40 }));
+    await messages.put(
+      buildUserMessage('u2-edit', 'a1', { text: 'better question', createdAt: 50 }),
+    );
+    await messages.put(buildAssistantMessage('a2-edit', 'u2-edit', { createdAt: 60 }));
+
+    expect((await messages.loadVisibleChain(asSessionId('s1'))).map((m) => m.id)).toEqual([
+      'u1',
+      'a1',
+      'u2-edit',
+      'a2-edit',
+    ]);
+    expect(await messages.siblings(asMessageId('u2-edit'))).toEqual({
+      index: 1,
+      count: 2,
+      ids: ['u2', 'u2-edit'],
+    });
+    expect(await messages.siblings(asMessageId('u1'))).toEqual({ index: 0, count: 1, ids: ['u1'] });
+    expect(
+      (await messages.children(asSessionId('s1'), asMessageId('a1'))).map((m) => m.id),
+    ).toEqual(['u2', 'u2-edit']);
+    expect((await messages.children(asSessionId('s1'), null)).map((m) => m.id)).toEqual(['u1']);
+  });
+
+  it('switches to a branch by following the newest child down to a leaf', async () => {
+    const { sessions, messages } = await openSessionWithStores();
+    await messages.put(buildUserMessage('u1', null));
+    await messages.put(buildAssistantMessage('a1', 'u1', { createdAt: 20 }));
+    await messages.put(buildUserMessage('u2', 'a1', { createdAt: 30 }));
+    // Two regenerations of the answer to u1: a1 (with a follow-up), then a1b, then a1c.
+    await messages.put(buildAssistantMessage('a1b', 'u1', { createdAt: 40 }));
+    await messages.put(buildAssistantMessage('a1c', 'u1', { createdAt: 50 }));
+    // Under a1, a newer follow-up than u2 with its own answer.
+    await messages.put(buildUserMessage('u2b', 'a1', { createdAt: 60 }));
+    await messages.put(buildAssistantMessage('a2b', 'u2b', { createdAt: 70 }));
+    await messages.switchBranch(asMessageId('a1c'));
+    const before = await sessions.get(asSessionId('s1'));
+
+    const leaf = await messages.switchBranch(asMessageId('a1'));
+
+    expect(leaf).toBe('a2b');
+    const after = await sessions.get(asSessionId('s1'));
+    expect(after?.currentLeafId).toBe('a2b');
+    expect(after?.version).toBe((before?.version ?? 0) + 1);
+    expect((await messages.loadVisibleChain(asSessionId('s1'))).map((m) => m.id)).toEqual([
+      'u1',
+      'a1',
+      'u2b',
+      'a2b',
+    ]);
+    expect(await messages.siblings(asMessageId('a1'))).toEqual({
+      index: 0,
+      count: 3,
+      ids: ['a1', 'a1b', 'a1c'],
+    });
+    expect(await messages.switchBranch(asMessageId('a1c'))).toBe('a1c');
+  });
+
+  it('lists the messages left streaming by a closed tab', async () => {
+    const { messages } = await openSessionWithStores();
+    await messages.put(buildUserMessage('u1', null));
+    await messages.put(buildAssistantMessage('a1', 'u1', { status: 'streaming' }));
+    await messages.put(buildAssistantMessage('a2', 'u1', { status: 'stopped' }));
+    expect((await messages.listStreaming()).map((m) => m.id)).toEqual(['a1']);
+  });
+
+  it('loads a 10-message chain out of a 10,000-message session with one keyed read per message', async () => {
+    const db = new CarrelDb('chain-walk', createTestIndexedDb());
+    const operations = recordOperations(db);
+    await db.open();
+    const clock = createFrozenClock();
+    await createSessionStore(db, clock).create(buildSession());
+    const rows = [];
+    for (let i = 0; i < 10_000; i += 1) {
+      // Message i hangs under i - 10, so the session is 10 long, parallel branches.
+      const parent = i < 10 ? null : `m${i - 10}`;
+      const id = `m${i}`;
+      rows.push(
+        toMessageRow(
+          i % 2 === 0 ? buildUserMessage(id, parent) : buildAssistantMessage(id, parent),
+        ),
+      );
+    }
+    await db.messages.bulkAdd(rows);
+    const messages = createMessageStore(db, clock);
+    operations.length = 0;
+
+    const chain = await messages.loadChain(asMessageId('m93'));
+
+    expect(chain.map((m) => m.id)).toEqual([
+      'm3',
+      'm13',
+      'm23',
+      'm33',
+      'm43',
+      'm53',
+      'm63',
+      'm73',
+      'm83',
+      'm93',
+    ]);
+    expect(operations.filter((op) => op.startsWith('messages.'))).toEqual(
+      Array<string>(10).fill('messages.get'),
+    );
+  });
+
+  it('reports a broken parent link as not_found rather than returning a partial chain', async () => {
+    const { db, messages } = await openSessionWithStores();
+    await messages.put(buildUserMessage('u1', null));
+    await messages.put(buildAssistantMessage('a1', 'u1'));
+    await db.messages.delete('u1');
+    await expect(messages.loadChain(asMessageId('a1'))).rejects.toMatchObject({
+      code: 'not_found',
+    });
+  });
+});

@@ -1,0 +1,374 @@
+import { describe, expect, it } from 'vitest';
+import {
+  asAgentId,
+  asFileId,
+  asMessageId,
+  asProjectId,
+  asProviderId,
+  asSessionId,
+  type Agent,
+  type Project,
+  type ProviderConfig,
+} from '../../../src/core/model';
+import type { StoredFile, TextChunk } from '../../../src/core/ports';
+import { createAgentStore } from '../../../src/storage/agent.store';
+import { createChunkStore } from '../../../src/storage/chunk.store';
+import { createFileStore } from '../../../src/storage/file.store';
+import { createMessageStore } from '../../../src/storage/message.store';
+import { createProjectStore } from '../../../src/storage/project.store';
+import { createProviderStore } from '../../../src/storage/provider.store';
+import { createSessionStore } from '../../../src/storage/session.store';
+import { createSettingsStore } from '../../../src/storage/settings.store';
+import { createUsageStore } from '../../../src/storage/usage.store';
+import { StorageError } from '../../../src/storage/errors';
+import {
+  buildAssistantMessage,
+  buildSession,
+  buildUserMessage,
+  createFrozenClock,
+  createSequentialIds,
+  openTestDb,
+} from './storage-fixtures';
+
+const project: Project = {
+  id: asProjectId('p1'),
+  name: 'Thesis',
+  instructions: 'Answer in French.',
+  defaultModel: null,
+  defaultAgentId: null,
+  createdAt: 5,
+  updatedAt: 5,
+};
+
+function buildFile(id: string, overrides: Partial<StoredFile> = {}): StoredFile {
+  return {
+    id: asFileId(id),
+    projectId: asProjectId('p1'),
+    name: `${id}.txt`,
+    mimeType: 'text/plain',
+    sizeBytes: 5,
+    hash: `hash-${id}`,
+    blob: new Blob(['hello'], { type: 'text/plain' }),
+    status: 'ready',
+    text: 'hello',
+    tokenCount: 1,
+    pageMap: [{ page: 1, offset: 0 }],
+    createdAt: 1,
+    updatedAt: 1,
+    ...overrides,
+  };
+}
+
+function buildChunk(id: string, ordinal: number, embedding: Float32Array | null): TextChunk {
+  return {
+    id,
+    fileId: asFileId('f1'),
+    projectId: asProjectId('p1'),
+    ordinal,
+    text: `chunk ${ordinal}`,
+    tokenCount: 2,
+    location: `p. ${ordinal + 1}`,
+    embedding,
+    embeddingModel: embedding === null ? null : 'minilm',
+  };
+}
+
+describe('session store', () => {
+  it('creates, lists newest first, and reads sessions back', async () => {
+    const db = await openTestDb();
+    const sessions = createSessionStore(db, createFrozenClock());
+    await sessions.create(buildSession({ id: asSessionId('old'), updatedAt: 1 }));
+    await sessions.create(buildSession({ id: asSessionId('new'), updatedAt: 2 }));
+    expect((await sessions.list()).map((s) => s.id)).toEqual(['new', 'old']);
+    expect(await sessions.get(asSessionId('old'))).toEqual(
+      buildSession({ id: asSessionId('old'), updatedAt: 1 }),
+    );
+    expect(await sessions.get(asSessionId('missing'))).toBeUndefined();
+  });
+
+  it('bumps the version and updatedAt on every update', async () => {
+    const db = await openTestDb();
+    const clock = createFrozenClock(1000);
+    const sessions = createSessionStore(db, clock);
+    await sessions.create(buildSession());
+    const first = await sessions.update(asSessionId('s1'), { title: 'Renamed' });
+    clock.advance(5);
+    const second = await sessions.update(asSessionId('s1'), { isPinned: true });
+    expect(first).toMatchObject({ title: 'Renamed', version: 1, updatedAt: 1000 });
+    expect(second).toMatchObject({ title: 'Renamed', isPinned: true, version: 2, updatedAt: 1005 });
+    expect(await sessions.get(asSessionId('s1'))).toEqual(second);
+  });
+
+  it('reports an update of a missing session as not_found', async () => {
+    const db = await openTestDb();
+    const sessions = createSessionStore(db, createFrozenClock());
+    await expect(sessions.update(asSessionId('nope'), { title: 'x' })).rejects.toMatchObject({
+      code: 'not_found',
+    });
+  });
+
+  it('refuses a session that does not match the schema', async () => {
+    const db = await openTestDb();
+    const sessions = createSessionStore(db, createFrozenClock());
+    await expect(sessions.create(buildSession({ version: -1 }))).rejects.toBeInstanceOf(
+      StorageError,
+    );
+    expect(await sessions.list()).toEqual([]);
+  });
+
+  it('deletes a session together with its messages and usage records', async () => {
+    const db = await openTestDb();
+    const clock = createFrozenClock();
+    const sessions = createSessionStore(db, clock);
+    const messages = createMessageStore(db, clock);
+    const usage = createUsageStore(db, clock, createSequentialIds());
+    await sessions.create(buildSession());
+    await sessions.create(buildSession({ id: asSessionId('s2') }));
+    await messages.put(buildUserMessage('u1', null));
+    await messages.put(buildUserMessage('other', null, { sessionId: asSessionId('s2') }));
+    const model = { providerId: asProviderId('openai'), modelId: 'gpt-x' };
+    await usage.record({
+      sessionId: asSessionId('s1'),
+      messageId: asMessageId('u1'),
+      model,
+      usage: { inputTokens: 1, outputTokens: 2 },
+    });
+    await sessions.delete(asSessionId('s1'));
+    expect(await sessions.get(asSessionId('s1'))).toBeUndefined();
+    expect(await messages.get(asMessageId('u1'))).toBeUndefined();
+    expect(await usage.listBySession(asSessionId('s1'))).toEqual([]);
+    expect(await messages.get(asMessageId('other'))).toBeDefined();
+  });
+});
+
+describe('provider, agent and project stores', () => {
+  it('round-trips a provider with its API key', async () => {
+    const db = await openTestDb();
+    const providers = createProviderStore(db);
+    const provider: ProviderConfig = {
+      id: asProviderId('openai'),
+      name: 'OpenAI',
+      kind: 'openai',
+      preset: 'openai',
+      baseUrl: 'https://api.openai.com/v1',
+      apiKey: 'sk-secret',
+      headers: {},
+      models: ['gpt-4o'],
+      contextWindowOverrides: { 'gpt-4o': 64000 },
+      createdAt: 1,
+      updatedAt: 1,
+    };
+    await providers.put(provider);
+    expect(await providers.get(provider.id)).toEqual(provider);
+    expect(await providers.list()).toEqual([provider]);
+    await providers.delete(provider.id);
+    expect(await providers.list()).toEqual([]);
+  });
+
+  it('round-trips agents in creation order', async () => {
+    const db = await openTestDb();
+    const agents = createAgentStore(db);
+    const build = (id: string, createdAt: number): Agent => ({
+      id: asAgentId(id),
+      name: id,
+      prompt: '',
+      shouldReplaceSystemPrompt: false,
+      reminders: ['Be brief.'],
+      defaultModel: null,
+      enabledTools: ['search'],
+      historyStrategy: { kind: 'buffered', size: 4 },
+      isBuiltIn: false,
+      createdAt,
+      updatedAt: createdAt,
+    });
+    await agents.put(build('second', 2));
+    await agents.put(build('first', 1));
+    expect((await agents.list()).map((a) => a.id)).toEqual(['first', 'second']);
+    expect(await agents.get(asAgentId('second'))).toEqual(build('second', 2));
+  });
+
+  it('deletes a project with its files and chunks but keeps its chats as ordinary chats', async () => {
+    const db = await openTestDb();
+    const clock = createFrozenClock(500);
+    const projects = createProjectStore(db, clock);
+    const sessions = createSessionStore(db, clock);
+    const files = createFileStore(db);
+    const chunks = createChunkStore(db);
+    await projects.put(project);
+    await sessions.create(buildSession({ projectId: project.id }));
+    await files.put(buildFile('f1'));
+    await chunks.replaceForFile(asFileId('f1'), [buildChunk('c1', 0, null)]);
+    await projects.delete(project.id);
+    expect(await projects.get(project.id)).toBeUndefined();
+    expect(await files.get(asFileId('f1'))).toBeUndefined();
+    expect(await chunks.listByProject(project.id)).toEqual([]);
+    expect(await sessions.get(asSessionId('s1'))).toMatchObject({
+      projectId: null,
+      version: 1,
+      updatedAt: 500,
+    });
+  });
+});
+
+describe('file and chunk stores', () => {
+  it('keeps the blob, page map and status of a file and finds it by hash', async () => {
+    const db = await openTestDb();
+    const files = createFileStore(db);
+    await files.put(buildFile('f1'));
+    await files.put(buildFile('f2', { hash: 'hash-f1', createdAt: 2 }));
+    const stored = await files.get(asFileId('f1'));
+    expect(stored).toMatchObject({
+      name: 'f1.txt',
+      status: 'ready',
+      pageMap: [{ page: 1, offset: 0 }],
+    });
+    expect(await stored?.blob.text()).toBe('hello');
+    expect((await files.findByHash('hash-f1')).map((f) => f.id).sort()).toEqual(['f1', 'f2']);
+    expect((await files.listByProject(asProjectId('p1'))).map((f) => f.id)).toEqual(['f1', 'f2']);
+  });
+
+  it('deletes a file with its chunks', async () => {
+    const db = await openTestDb();
+    const files = createFileStore(db);
+    const chunks = createChunkStore(db);
+    await files.put(buildFile('f1'));
+    await chunks.replaceForFile(asFileId('f1'), [buildChunk('c1', 0, null)]);
+    await files.delete(asFileId('f1'));
+    expect(await chunks.listByFile(asFileId('f1'))).toEqual([]);
+  });
+
+  it('stores embeddings as their exact float bytes, even from a view on a larger buffer', async () => {
+    const db = await openTestDb();
+    const chunks = createChunkStore(db);
+    const backing = new Float32Array([9, 0.5, -1.25, 3e-8, 9]);
+    const view = backing.subarray(1, 4);
+    await chunks.replaceForFile(asFileId('f1'), [
+      buildChunk('c2', 1, null),
+      buildChunk('c1', 0, view),
+    ]);
+    const [first, second] = await chunks.listByFile(asFileId('f1'));
+    expect(first?.embedding).toEqual(new Float32Array([0.5, -1.25, 3e-8]));
+    expect(first?.embeddingModel).toBe('minilm');
+    expect(second?.embedding).toBeNull();
+  });
+
+  it('replaces every chunk of a file when the file is re-chunked', async () => {
+    const db = await openTestDb();
+    const chunks = createChunkStore(db);
+    await chunks.replaceForFile(asFileId('f1'), [
+      buildChunk('a', 0, null),
+      buildChunk('b', 1, null),
+    ]);
+    await chunks.replaceForFile(asFileId('f1'), [buildChunk('c', 0, null)]);
+    expect((await chunks.listByFile(asFileId('f1'))).map((c) => c.id)).toEqual(['c']);
+  });
+});
+
+describe('settings and usage stores', () => {
+  it('stores any structured value under a key and deletes it', async () => {
+    const db = await openTestDb();
+    const settings = createSettingsStore(db, createFrozenClock());
+    await settings.set('theme', { mode: 'dark', sizes: [1, 2] });
+    expect(await settings.get<{ mode: string }>('theme')).toEqual({ mode: 'dark', sizes: [1, 2] });
+    expect(await settings.get('missing')).toBeUndefined();
+    await settings.delete('theme');
+    expect(await settings.get('theme')).toBeUndefined();
+  });
+
+  it('records usage with an id and time from the ports and lists it by session and since a time', async () => {
+    const db = await openTestDb();
+    const clock = createFrozenClock(100);
+    const usage = createUsageStore(db, clock, createSequentialIds('u'));
+    const model = { providerId: asProviderId('openai'), modelId: 'gpt-x' };
+    const first = await usage.record({
+      sessionId: asSessionId('s1'),
+      messageId: asMessageId('a1'),
+      model,
+      usage: { inputTokens: 10, outputTokens: 5 },
+    });
+    clock.advance(50);
+    await usage.record({
+      sessionId: asSessionId('s2'),
+      messageId: asMessageId('a2'),
+      model,
+      usage: { inputTokens: 1, outputTokens: 1 },
+    });
+    expect(first).toMatchObject({ id: 'u-1', createdAt: 100 });
+    expect((await usage.listBySession(asSessionId('s1'))).map((r) => r.id)).toEqual(['u-1']);
+    expect((await usage.listSince(120)).map((r) => r.id)).toEqual(['u-2']);
+  });
+});
+
+describe('message rows', () => {
+  it('gives back exactly the message that was saved, user and assistant alike', async () => {
+    const db = await openTestDb();
+    await createSessionStore(db, createFrozenClock()).create(buildSession());
+    const messages = createMessageStore(db, createFrozenClock());
+    const user = buildUserMessage('u1', null, {
+      attachments: [
+        {
+          fileId: asFileId('f1'),
+          name: 'a.txt',
+          mimeType: 'text/plain',
+          kind: 'text',
+          sizeBytes: 3,
+          tokenCount: 2,
+          status: 'ready',
+          text: 'abc',
+        },
+      ],
+    });
+    const assistant = buildAssistantMessage('a1', 'u1', {
+      steps: [
+        {
+          reasoning: { text: 'thinking', tokenCount: 2, providerState: { signature: 'x' } },
+          text: 'Let me search.',
+          textTokenCount: 3,
+          toolCalls: [
+            {
+              id: 't1',
+              name: 'search',
+              argumentsText: '{"q":"x"}',
+              argumentsTokenCount: 4,
+              status: 'complete',
+              result: { content: '[]', tokenCount: 1, isError: false },
+            },
+          ],
+        },
+        { text: 'Done [1].', textTokenCount: 3, toolCalls: [] },
+      ],
+      status: 'error',
+      error: { code: 'rate_limited', message: 'Slow down' },
+      model: { providerId: asProviderId('openai'), modelId: 'gpt-x' },
+      usage: { inputTokens: 10, outputTokens: 5 },
+      citations: [{ number: 1, title: 'Doc' }],
+    });
+    await messages.put(user);
+    await messages.put(assistant);
+    expect(await messages.get(user.id)).toEqual(user);
+    expect(await messages.get(assistant.id)).toEqual(assistant);
+    const row = await db.messages.get('a1');
+    expect(row).toMatchObject({
+      parentId: 'u1',
+      text: 'Let me search.\n\nDone [1].',
+      tokenCount: 13,
+    });
+    expect(await db.messages.get('u1')).toMatchObject({
+      parentId: '',
+      status: 'complete',
+      tokenCount: 5,
+    });
+  });
+
+  it('reports a corrupted row as invalid_data instead of passing it on', async () => {
+    const db = await openTestDb();
+    await createSessionStore(db, createFrozenClock()).create(buildSession());
+    const messages = createMessageStore(db, createFrozenClock());
+    await messages.put(buildUserMessage('u1', null));
+    await db.messages.update('u1', { textTokenCount: -4 });
+    await expect(messages.get(asMessageId('u1'))).rejects.toMatchObject({
+      code: 'invalid_data',
+      message: expect.stringContaining('textTokenCount') as unknown,
+    });
+  });
+});
