@@ -133,7 +133,7 @@ export default tseslint.config(
       'test-results/',
       'playwright-report/',
       'test/fixtures/',
-      'test/golden/',
+      'test/golden/context/',
       'test/bench/.models/',
     ],
   },

@@ -18,9 +18,10 @@ export function ensureInstall() {
   const wanted = lockHash();
   const current = existsSync(stampPath) ? readFileSync(stampPath, 'utf8').trim() : '';
   if (current === wanted && existsSync(join(root, 'node_modules', '.bin', 'vite'))) return;
-  const hasLock = existsSync(join(root, 'package-lock.json'));
-  const args = hasLock ? ['ci', '--no-audit', '--no-fund'] : ['install', '--no-audit', '--no-fund'];
-  console.log(`Installing dependencies (npm ${args[0]})…`);
+  // `npm install` rather than `npm ci`: it keeps the lockfile's versions, and npm's lockfiles
+  // miss other platforms' optional binaries (npm/cli#4828), which makes `npm ci` refuse them.
+  const args = ['install', '--no-audit', '--no-fund'];
+  console.log('Installing dependencies (npm install)…');
   const result = spawnSync('npm', args, { cwd: root, stdio: 'inherit' });
   if (result.status !== 0) {
     console.error('Dependency installation failed; see the npm output above.');

@@ -1,0 +1,368 @@
+import { z } from 'zod';
+import {
+  asMessageId,
+  asSessionId,
+  attachmentSchema,
+  modelRefSchema,
+  type Agent,
+  type AssistantMessage,
+  type ChatMessageSimple,
+  type ModelInfo,
+  type ModelRef,
+  type Project,
+  type ProjectFile,
+  type ProviderConfig,
+  type Session,
+  type StopReason,
+  type UserMessage,
+} from '../model';
+import type {
+  AgentStore,
+  Clock,
+  Ids,
+  LlmClient,
+  MessageStore,
+  ProjectStore,
+  Scheduler,
+  ProviderStore,
+  SessionStore,
+  TokenCounter,
+} from '../ports';
+import { Checkpointer } from './checkpointer';
+import { createEmitter, type PacketSink } from './emitter';
+import type { ExecuteContext } from './execute-tool-calls';
+import { runLlmLoop, type LoopDeps, type LoopOutcome } from './run-llm-loop';
+import { StateContainer } from './state-container';
+import type { Tool } from './tools/tool';
+
+/** Compare mode runs at most this many models on one turn. */
+export const MAX_COMPARE_MODELS = 3;
+
+export const sendMessageRequestSchema = z.object({
+  /** null starts a new session. */
+  sessionId: z.string().min(1).nullable(),
+  /** The parent of the new user message; defaults to the session's current leaf. */
+  parentId: z.string().min(1).nullable().optional(),
+  text: z.string().trim().min(1, 'The message is empty.'),
+  attachments: z.array(attachmentSchema).default([]),
+  models: z.array(modelRefSchema).min(1, 'Choose a model first.').max(MAX_COMPARE_MODELS),
+  projectId: z.string().min(1).nullable().optional(),
+  agentId: z.string().min(1).nullable().optional(),
+});
+export type SendMessageRequest = z.input<typeof sendMessageRequestSchema>;
+
+export interface AssemblerArgs {
+  chain: ChatMessageSimple[];
+  agent: Agent | null;
+  project: Project | null;
+  projectFiles: ProjectFile[];
+  model: ModelInfo;
+  provider: ProviderConfig;
+}
+
+export interface PreparedContext {
+  assemble: LoopDeps['assemble'];
+  /** The tools on offer this turn (the project mode decides search tools). */
+  tools: Tool[];
+}
+
+export interface AgentDeps {
+  clock: Clock;
+  ids: Ids;
+  tokens: TokenCounter;
+  llm: LlmClient;
+  scheduler: Scheduler;
+  sessions: SessionStore;
+  messages: MessageStore;
+  providers: ProviderStore;
+  agents: AgentStore;
+  projects: ProjectStore;
+  /** Loads the visible chain ending at a message (through the session cache). */
+  loadChain(session: Session, leafId: ReturnType<typeof asMessageId>): Promise<ChatMessageSimple[]>;
+  loadProjectFiles(project: Project): Promise<ProjectFile[]>;
+  resolveModel(provider: ProviderConfig, modelId: string): ModelInfo;
+  prepareContext(args: AssemblerArgs): PreparedContext;
+  renderDocuments: ExecuteContext['renderDocuments'];
+}
+
+export class AgentRequestError extends Error {
+  constructor(
+    readonly code: 'invalid_request' | 'not_found' | 'no_provider',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'AgentRequestError';
+  }
+}
+
+export interface TurnResult {
+  sessionId: string;
+  userMessageId: string;
+  assistantMessageIds: string[];
+  stopReasons: StopReason[];
+}
+
+/**
+ * The top level of a turn (seed 001, process_message): validates the request, saves the user
+ * message before any LLM call so it is never lost, loads the chain, resolves agent, project and
+ * models, runs every model, and persists each answer from its state container whether it
+ * finished, stopped or failed. Lower levels never touch storage.
+ */
+export async function processMessage(
+  rawRequest: unknown,
+  deps: AgentDeps,
+  sink: PacketSink,
+  signal: AbortSignal,
+): Promise<TurnResult> {
+  const parsed = sendMessageRequestSchema.safeParse(rawRequest);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new AgentRequestError('invalid_request', issue?.message ?? 'Invalid request.');
+  }
+  const request = parsed.data;
+  const providers = await resolveProviders(request.models, deps);
+  let session = await openSession(request.sessionId, request, deps);
+
+  const now = deps.clock.now();
+  const userMessage: UserMessage = {
+    id: asMessageId(deps.ids.newId()),
+    sessionId: session.id,
+    parentId:
+      request.parentId === undefined ? session.currentLeafId : request.parentId === null ? null : asMessageId(request.parentId),
+    role: 'user',
+    text: request.text,
+    textTokenCount: deps.tokens.count(request.text),
+    attachments: request.attachments,
+    isPinned: false,
+    isExcluded: false,
+    createdAt: now,
+    updatedAt: now,
+  };
+  await deps.messages.put(userMessage);
+  session = await deps.sessions.update(session.id, {
+    currentLeafId: userMessage.id,
+    ...(session.title === '' ? { title: fallbackTitle(request.text) } : {}),
+  });
+
+  const chain = await deps.loadChain(session, userMessage.id);
+  const agent = session.agentId ? ((await deps.agents.get(session.agentId)) ?? null) : null;
+  const project = session.projectId ? ((await deps.projects.get(session.projectId)) ?? null) : null;
+  const projectFiles = project ? await deps.loadProjectFiles(project) : [];
+
+  const outcomes = await Promise.all(
+    request.models.map((modelRef, modelIndex) =>
+      runModel({
+        modelRef,
+        modelIndex,
+        provider: providers[modelIndex] as ProviderConfig,
+        session,
+        userMessage,
+        chain,
+        agent,
+        project,
+        projectFiles,
+        deps,
+        sink,
+        signal,
+      }),
+    ),
+  );
+
+  const firstAnswer = outcomes[0];
+  if (firstAnswer) await deps.sessions.update(session.id, { currentLeafId: firstAnswer.message.id });
+  const overall: StopReason = signal.aborted ? 'user_cancelled' : (firstAnswer?.message.stopReason ?? 'completed');
+  sink({ placement: { turnIndex: 0, tabIndex: 0, modelIndex: 0 }, obj: { type: 'overall_stop', reason: overall } });
+  return {
+    sessionId: session.id,
+    userMessageId: userMessage.id,
+    assistantMessageIds: outcomes.map((o) => o.message.id),
+    stopReasons: outcomes.map((o) => o.message.stopReason ?? 'completed'),
+  };
+}
+
+interface RunModelArgs {
+  modelRef: ModelRef;
+  modelIndex: number;
+  provider: ProviderConfig;
+  session: Session;
+  userMessage: UserMessage;
+  chain: ChatMessageSimple[];
+  agent: Agent | null;
+  project: Project | null;
+  projectFiles: ProjectFile[];
+  deps: AgentDeps;
+  sink: PacketSink;
+  signal: AbortSignal;
+}
+
+/**
+ * One model's answer (seed 000, _run_models): its own emitter tagged with the model index, its
+ * own state container, saved as a sibling under the user message. A failure stays with this
+ * model; the others continue.
+ */
+async function runModel(args: RunModelArgs): Promise<{ message: AssistantMessage }> {
+  const { deps, modelIndex, signal } = args;
+  const state = new StateContainer(deps.clock.now());
+  const base: AssistantMessage = {
+    id: asMessageId(deps.ids.newId()),
+    sessionId: args.session.id,
+    parentId: args.userMessage.id,
+    role: 'assistant',
+    steps: [],
+    status: 'streaming',
+    model: args.modelRef,
+    citations: [],
+    isPinned: false,
+    isExcluded: false,
+    createdAt: deps.clock.now(),
+    updatedAt: deps.clock.now(),
+  };
+  await deps.messages.put(base);
+
+  const checkpointer = new Checkpointer(state, deps.clock, deps.scheduler, (s) =>
+    deps.messages.put(snapshot(base, s, 'streaming', deps)),
+  );
+  const emitter = createEmitter(modelIndex, (packet) => {
+    args.sink(packet);
+    checkpointer.maybeFlush();
+  });
+  emitter.emit({
+    type: 'message_start',
+    sessionId: args.session.id,
+    userMessageId: args.userMessage.id,
+    assistantMessageId: base.id,
+  });
+
+  let outcome: LoopOutcome;
+  try {
+    const model = deps.resolveModel(args.provider, args.modelRef.modelId);
+    const prepared = deps.prepareContext({
+      chain: args.chain,
+      agent: args.agent,
+      project: args.project,
+      projectFiles: args.projectFiles,
+      model,
+      provider: args.provider,
+    });
+    outcome = await runLlmLoop(
+      {
+        request: {
+          provider: args.provider,
+          modelId: args.modelRef.modelId,
+          maxOutputTokens: model.maxOutputTokens,
+        },
+        tools: prepared.tools,
+        signal,
+      },
+      { llm: deps.llm, clock: deps.clock, tokens: deps.tokens, assemble: prepared.assemble, renderDocuments: deps.renderDocuments },
+      emitter,
+      state,
+    );
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    outcome = signal.aborted
+      ? { stopReason: 'user_cancelled' }
+      : { stopReason: 'error', error: { code: 'internal', message } };
+    if (!signal.aborted) emitter.emit({ type: 'error', code: 'internal', message });
+  }
+  if (signal.aborted && outcome.stopReason !== 'error') outcome = { stopReason: 'user_cancelled' };
+
+  state.finish(outcome.stopReason, outcome.error);
+  await checkpointer.settle();
+  const final = snapshot(base, state, statusFor(outcome.stopReason), deps);
+  await deps.messages.put(final);
+  emitter.emit({ type: 'stop', reason: outcome.stopReason });
+  return { message: final };
+}
+
+function statusFor(reason: StopReason): AssistantMessage['status'] {
+  switch (reason) {
+    case 'completed':
+    case 'length':
+    case 'content_filter':
+    case 'max_cycles':
+      return 'complete';
+    case 'user_cancelled':
+      return 'stopped';
+    case 'interrupted':
+      return 'interrupted';
+    case 'error':
+      return 'error';
+  }
+}
+
+/** The message as it stands in the state container, with token counts for the stored text. */
+function snapshot(
+  base: AssistantMessage,
+  state: StateContainer,
+  status: AssistantMessage['status'],
+  deps: AgentDeps,
+): AssistantMessage {
+  const steps = state.steps.map((step) => ({
+    ...step,
+    textTokenCount: deps.tokens.count(step.text),
+    toolCalls: step.toolCalls.map((call) => ({ ...call, ...(call.result ? { result: { ...call.result } } : {}) })),
+    ...(step.reasoning
+      ? { reasoning: { ...step.reasoning, tokenCount: deps.tokens.count(step.reasoning.text) } }
+      : {}),
+  }));
+  return {
+    ...base,
+    steps,
+    status,
+    citations: [...state.citations],
+    updatedAt: deps.clock.now(),
+    ...(state.stopReason ? { stopReason: state.stopReason } : {}),
+    ...(state.error ? { error: state.error } : {}),
+    ...(state.usage ? { usage: state.usage } : {}),
+  };
+}
+
+async function resolveProviders(models: ModelRef[], deps: AgentDeps): Promise<ProviderConfig[]> {
+  return Promise.all(
+    models.map(async (model) => {
+      const provider = await deps.providers.get(model.providerId);
+      if (!provider) {
+        throw new AgentRequestError('no_provider', 'That provider is no longer configured. Pick another model.');
+      }
+      return provider;
+    }),
+  );
+}
+
+async function openSession(
+  sessionId: string | null,
+  request: z.infer<typeof sendMessageRequestSchema>,
+  deps: AgentDeps,
+): Promise<Session> {
+  if (sessionId) {
+    const session = await deps.sessions.get(asSessionId(sessionId));
+    if (!session) throw new AgentRequestError('not_found', 'This chat no longer exists.');
+    return session;
+  }
+  const now = deps.clock.now();
+  const session: Session = {
+    id: asSessionId(deps.ids.newId()),
+    title: '',
+    projectId: (request.projectId ?? null) as Session['projectId'],
+    agentId: (request.agentId ?? null) as Session['agentId'],
+    models: request.models,
+    currentLeafId: null,
+    isPinned: false,
+    isArchived: false,
+    createdAt: now,
+    updatedAt: now,
+    version: 0,
+  };
+  await deps.sessions.create(session);
+  return session;
+}
+
+/** The first words of the question, until a model-written title replaces it. */
+export function fallbackTitle(text: string, maxLength = 48): string {
+  const singleLine = text.replace(/\s+/g, ' ').trim();
+  if (singleLine.length <= maxLength) return singleLine;
+  const cut = singleLine.slice(0, maxLength);
+  const lastSpace = cut.lastIndexOf(' ');
+  return `${(lastSpace > maxLength / 2 ? cut.slice(0, lastSpace) : cut).trimEnd()}…`;
+}

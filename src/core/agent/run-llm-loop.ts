@@ -1,0 +1,183 @@
+import type { AssistantStep, LlmError, LlmMessage, StopReason, ToolCall, ToolDefinition, ToolResult } from '../model';
+import type { Clock, LlmClient, LlmRequest, TokenCounter } from '../ports';
+import type { Result } from '../../util/result';
+import type { Emitter } from './emitter';
+import { runLlmStep, type StepToolCall } from './run-llm-step';
+import type { StateContainer } from './state-container';
+import { executeToolCalls, type ExecuteContext } from './execute-tool-calls';
+import { toToolDefinition, type Tool } from './tools/tool';
+
+/** A turn runs at most this many inferences; the last one offers no tools (seed 001). */
+export const MAX_LLM_CYCLES = 6;
+
+export interface CycleContextRequest {
+  /** Steps already taken in this turn, with tool calls and their full results. */
+  turnSteps: AssistantStep[];
+  tools: ToolDefinition[];
+  hasSearchRun: boolean;
+  isLastCycle: boolean;
+}
+
+export interface CycleContext {
+  messages: LlmMessage[];
+  /** The first citation number not taken by documents already in the context (rule 5). */
+  nextDocumentNumber: number;
+}
+
+export interface ContextFailure {
+  code: string;
+  message: string;
+}
+
+export interface LoopDeps {
+  llm: LlmClient;
+  clock: Clock;
+  tokens: TokenCounter;
+  /** Assembles what the model sees this cycle (the context engine, closed over the session). */
+  assemble(request: CycleContextRequest): Result<CycleContext, ContextFailure>;
+  renderDocuments: ExecuteContext['renderDocuments'];
+}
+
+export interface LoopInput {
+  request: Omit<LlmRequest, 'messages' | 'tools'>;
+  tools: Tool[];
+  signal: AbortSignal;
+}
+
+export interface LoopOutcome {
+  stopReason: StopReason;
+  error?: { code: string; message: string };
+}
+
+/**
+ * The logic of one turn (seed 001, run_llm_loop): each cycle assembles the context, runs one
+ * step, executes the tool calls it returned and appends calls and results. The loop ends when a
+ * step makes no tool call, after MAX_LLM_CYCLES, on error, or when the signal aborts.
+ */
+export async function runLlmLoop(
+  input: LoopInput,
+  deps: LoopDeps,
+  emitter: Emitter,
+  state: StateContainer,
+): Promise<LoopOutcome> {
+  const turnSteps: AssistantStep[] = [];
+  const toolsByName = new Map(input.tools.map((tool) => [tool.name, tool]));
+  const definitions = input.tools.map(toToolDefinition);
+  let hasSearchRun = false;
+  let turnIndex = 0;
+  let nextDocumentNumber = 1;
+
+  for (let cycle = 0; cycle < MAX_LLM_CYCLES; cycle++) {
+    if (input.signal.aborted) return { stopReason: 'user_cancelled' };
+    const isLastCycle = cycle === MAX_LLM_CYCLES - 1;
+    const tools = isLastCycle ? [] : definitions;
+    const context = deps.assemble({ turnSteps, tools, hasSearchRun, isLastCycle });
+    if (!context.ok) {
+      emitter.emit({ type: 'error', code: context.error.code, message: context.error.message }, { turnIndex });
+      return { stopReason: 'error', error: context.error };
+    }
+
+    // Inline project files take the first numbers; this turn's tool documents follow them.
+    nextDocumentNumber = Math.max(nextDocumentNumber, context.value.nextDocumentNumber);
+    const step = await runLlmStep(
+      { ...input.request, messages: context.value.messages, tools },
+      input.signal,
+      deps,
+      emitter,
+      state,
+      turnIndex,
+    );
+    turnIndex = step.nextTurnIndex;
+    const madeStep: AssistantStep = {
+      text: step.text,
+      textTokenCount: deps.tokens.count(step.text),
+      toolCalls: [],
+      ...(step.reasoning || step.reasoningState
+        ? {
+            reasoning: {
+              text: step.reasoning,
+              tokenCount: deps.tokens.count(step.reasoning),
+              ...(step.reasoningState ? { providerState: step.reasoningState } : {}),
+            },
+          }
+        : {}),
+    };
+    turnSteps.push(madeStep);
+
+    if (input.signal.aborted) {
+      recordCancelled(step.toolCalls, madeStep, state, emitter, step.toolBlockIndex, deps.tokens);
+      return { stopReason: 'user_cancelled' };
+    }
+    if (step.error) {
+      recordCancelled(step.toolCalls, madeStep, state, emitter, step.toolBlockIndex, deps.tokens);
+      emitter.emit({ type: 'error', code: step.error.code, message: step.error.message }, { turnIndex });
+      return { stopReason: 'error', error: toMessageError(step.error) };
+    }
+    if (step.finishReason === 'interrupted') {
+      recordCancelled(step.toolCalls, madeStep, state, emitter, step.toolBlockIndex, deps.tokens);
+      const error = { code: 'stream_error', message: 'The provider closed the stream before the answer was finished.' };
+      emitter.emit({ type: 'error', ...error }, { turnIndex });
+      return { stopReason: 'interrupted', error };
+    }
+    if (step.toolCalls.length === 0) {
+      if (step.finishReason === 'length') return { stopReason: 'length' };
+      if (step.finishReason === 'content-filter') return { stopReason: 'content_filter' };
+      if (step.text.length === 0 && cycle > 0) {
+        // An empty answer after tools: say so rather than leaving a blank message.
+        const error = { code: 'empty_answer', message: 'The model returned no answer after using its tools.' };
+        emitter.emit({ type: 'error', ...error }, { turnIndex });
+        return { stopReason: 'error', error };
+      }
+      return { stopReason: 'completed' };
+    }
+
+    const executed = await executeToolCalls(step.toolCalls, toolsByName, {
+      signal: input.signal,
+      nextDocumentNumber,
+      tokens: deps.tokens,
+      emitter,
+      state,
+      turnIndex: step.toolBlockIndex,
+      renderDocuments: deps.renderDocuments,
+    });
+    madeStep.toolCalls.push(...executed.calls);
+    nextDocumentNumber = executed.nextDocumentNumber;
+    hasSearchRun ||= executed.hasSearchRun;
+    if (input.signal.aborted) return { stopReason: 'user_cancelled' };
+  }
+  return { stopReason: 'max_cycles' };
+}
+
+/** Tool calls that never got a result are recorded as cancelled: history holds no orphan. */
+function recordCancelled(
+  calls: StepToolCall[],
+  step: AssistantStep,
+  state: StateContainer,
+  emitter: Emitter,
+  turnIndex: number,
+  tokens: TokenCounter,
+): void {
+  calls.forEach((call, tabIndex) => {
+    const result: ToolResult = {
+      content: 'The tool call was cancelled before it ran.',
+      tokenCount: 0,
+      isError: true,
+    };
+    result.tokenCount = tokens.count(result.content);
+    const record: ToolCall = {
+      id: call.id,
+      name: call.name,
+      argumentsText: call.argumentsText,
+      argumentsTokenCount: tokens.count(call.argumentsText),
+      status: 'cancelled',
+      result,
+    };
+    step.toolCalls.push(record);
+    state.addToolCall(record);
+    emitter.emit({ type: 'tool_result', toolCallId: call.id, status: 'cancelled', result }, { turnIndex, tabIndex });
+  });
+}
+
+function toMessageError(error: LlmError): { code: string; message: string } {
+  return { code: error.code, message: error.message };
+}

@@ -1,0 +1,58 @@
+// First: configures libraries before any of them can probe eval() under the CSP.
+import './pwa/strict-csp';
+import { mount } from 'svelte';
+import App from './app/App.svelte';
+import PwaControls from './app/components/pwa/PwaControls.svelte';
+import './app/app.css';
+import { ChatSessionState } from './state/chat-session.svelte';
+import { ProvidersState } from './state/providers.svelte';
+import { RouterState } from './state/router.svelte';
+import { SessionsState } from './state/sessions.svelte';
+import { openCarrelDb } from './storage/db';
+import { observe } from './storage/observe';
+import { createMessageStore } from './storage/message.store';
+import { createProviderStore } from './storage/provider.store';
+import { createSessionStore } from './storage/session.store';
+import { createAgentClient } from './workers/agent/agent.client';
+import { startPwa } from './pwa/start-pwa';
+
+/** Composition root: builds stores and worker clients, then mounts the app. */
+async function start(): Promise<void> {
+  const target = document.getElementById('app');
+  if (!target) throw new Error('The page has no #app element.');
+  const clock = { now: () => Date.now(), timeZone: () => Intl.DateTimeFormat().resolvedOptions().timeZone };
+  const newId = (): string => crypto.randomUUID();
+
+  const db = await openCarrelDb('carrel', {
+    onVersionChange: () => {
+      // A newer Carrel opened in another tab; this connection is closed.
+      window.alert('Carrel was updated in another tab. Reload this tab to keep working.');
+    },
+  });
+  const sessionStore = createSessionStore(db, clock);
+  const messageStore = createMessageStore(db, clock);
+  const agent = createAgentClient();
+  const router = new RouterState();
+  const providers = new ProvidersState(createProviderStore(db), newId);
+  const sessions = new SessionsState((onValue, onError) => observe(() => sessionStore.list(), onValue, onError));
+  const chat = new ChatSessionState({
+    agent,
+    sessions: sessionStore,
+    messages: messageStore,
+    newRunId: newId,
+    onSessionCreated: (sessionId) => router.go({ name: 'chat', sessionId }),
+  });
+  await providers.load();
+  mount(App, { target, props: { context: { router, chat, providers, sessions } } });
+  // Service worker, update prompt, install button and offline indicator (src/pwa, issue 10).
+  const pwa = startPwa({ isGenerationRunning: () => chat.isRunning });
+  mount(PwaControls, { target: document.body, props: { pwa } });
+}
+
+start().catch((error: unknown) => {
+  console.error(error);
+  const target = document.getElementById('app');
+  if (target) {
+    target.textContent = `Carrel could not start: ${error instanceof Error ? error.message : String(error)}`;
+  }
+});

@@ -1,0 +1,154 @@
+import type { ChatMessageSimple, MessageId, ModelRef, Session, SessionId } from '../core/model';
+import type { MessageStore, SessionStore } from '../core/ports';
+import type { AgentClient } from '../workers/agent/agent.client';
+import type { Packet } from '../workers/agent/agent.api';
+import { answerFromMessage, applyPacket, createLiveAnswer, type AnswerView } from './answer-blocks';
+
+export interface ChatSessionDeps {
+  agent: AgentClient;
+  sessions: SessionStore;
+  messages: MessageStore;
+  newRunId(): string;
+  /** Called when a first message created the session, so the route can follow it. */
+  onSessionCreated(sessionId: SessionId): void;
+}
+
+export type ChatItem =
+  | { kind: 'user'; message: ChatMessageSimple & { role: 'user' } }
+  | { kind: 'answer'; answer: AnswerView };
+
+/**
+ * The open chat: the stored chain plus the answers streaming in. Runes live here; the packet
+ * reducer is plain TypeScript in answer-blocks.ts.
+ */
+export class ChatSessionState {
+  session = $state<Session | null>(null);
+  chain = $state<ChatMessageSimple[]>([]);
+  /** The user message being answered and the live answers, until the turn is saved. */
+  pendingUser = $state<ChatMessageSimple | null>(null);
+  liveAnswers = $state<AnswerView[]>([]);
+  isRunning = $state(false);
+  error = $state<string | null>(null);
+  private runId: string | null = null;
+  private loadToken = 0;
+
+  constructor(private readonly deps: ChatSessionDeps) {}
+
+  readonly items: ChatItem[] = $derived.by(() => {
+    const items: ChatItem[] = [];
+    const stored = new Set<string>();
+    for (const message of this.chain) {
+      stored.add(message.id);
+      if (message.role === 'user') items.push({ kind: 'user', message });
+      else items.push({ kind: 'answer', answer: answerFromMessage(message, message.model?.modelId ?? '') });
+    }
+    if (this.pendingUser?.role === 'user') items.push({ kind: 'user', message: this.pendingUser });
+    // A live answer gives way to its stored copy, so no message is ever listed twice.
+    for (const answer of this.liveAnswers) if (!stored.has(answer.messageId)) items.push({ kind: 'answer', answer });
+    return items;
+  });
+
+  async open(sessionId: SessionId | null): Promise<void> {
+    const token = ++this.loadToken;
+    const loaded = await this.load(sessionId);
+    if (token !== this.loadToken) return;
+    this.show(loaded);
+  }
+
+  private async load(sessionId: SessionId | null): Promise<{ session: Session | null; chain: ChatMessageSimple[]; isMissing: boolean }> {
+    if (sessionId === null) return { session: null, chain: [], isMissing: false };
+    const session = await this.deps.sessions.get(sessionId);
+    const chain = session?.currentLeafId ? await this.deps.messages.loadChain(session.currentLeafId) : [];
+    return { session: session ?? null, chain, isMissing: !session };
+  }
+
+  /** Swaps in a loaded session in one synchronous step (no render sees half of it). */
+  private show(loaded: { session: Session | null; chain: ChatMessageSimple[]; isMissing: boolean }): void {
+    this.session = loaded.session;
+    this.chain = loaded.chain;
+    this.error = loaded.isMissing ? 'This chat no longer exists.' : null;
+  }
+
+  async send(text: string, models: ModelRef[]): Promise<void> {
+    if (this.isRunning) return;
+    const trimmed = text.trim();
+    if (trimmed.length === 0) return;
+    const runId = this.deps.newRunId();
+    this.runId = runId;
+    this.isRunning = true;
+    this.error = null;
+    this.pendingUser = optimisticUserMessage(trimmed, this.session?.id ?? null, this.chain.at(-1)?.id ?? null);
+    this.liveAnswers = [];
+    let createdSessionId: SessionId | null = null;
+
+    const onPackets = (packets: Packet[]): void => {
+      for (const packet of packets) {
+        if (packet.obj.type === 'message_start') {
+          createdSessionId ??= packet.obj.sessionId as SessionId;
+          const label = models[packet.placement.modelIndex]?.modelId ?? '';
+          this.liveAnswers.push(createLiveAnswer(packet.obj.assistantMessageId, packet.placement.modelIndex, label));
+          continue;
+        }
+        const answer = this.liveAnswers.find((a) => a.modelIndex === packet.placement.modelIndex);
+        if (answer) applyPacket(answer, packet);
+      }
+    };
+
+    let error: string | null = null;
+    let loaded: Awaited<ReturnType<ChatSessionState['load']>> | undefined;
+    let isNew = false;
+    try {
+      const result = await this.deps.agent.send(
+        runId,
+        { sessionId: this.session?.id ?? null, text: trimmed, models },
+        onPackets,
+      );
+      if (!result.ok) error = result.error.message;
+      const sessionId = result.ok ? (result.value.sessionId as SessionId) : (createdSessionId ?? this.session?.id ?? null);
+      if (sessionId) {
+        isNew = this.session?.id !== sessionId;
+        this.loadToken++;
+        loaded = await this.load(sessionId);
+      }
+    } catch (caught) {
+      error = caught instanceof Error ? caught.message : String(caught);
+    }
+    // The saved turn replaces the live one in a single step.
+    if (loaded) this.show(loaded);
+    this.error = error;
+    this.pendingUser = null;
+    this.liveAnswers = [];
+    this.isRunning = false;
+    this.runId = null;
+    if (isNew && loaded?.session) this.deps.onSessionCreated(loaded.session.id);
+  }
+
+  async stop(): Promise<void> {
+    if (this.runId) await this.deps.agent.stop(this.runId);
+  }
+
+  reset(): void {
+    this.session = null;
+    this.chain = [];
+    this.pendingUser = null;
+    this.liveAnswers = [];
+    this.error = null;
+  }
+}
+
+function optimisticUserMessage(text: string, sessionId: SessionId | null, parentId: MessageId | null): ChatMessageSimple {
+  const now = Date.now();
+  return {
+    id: `pending-${now}` as MessageId,
+    sessionId: (sessionId ?? 'pending') as SessionId,
+    parentId,
+    role: 'user',
+    text,
+    textTokenCount: 0,
+    attachments: [],
+    isPinned: false,
+    isExcluded: false,
+    createdAt: now,
+    updatedAt: now,
+  };
+}

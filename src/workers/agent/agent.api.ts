@@ -1,0 +1,32 @@
+/**
+ * The agent worker's contract: the only way into the agent loop. Everything crossing it is
+ * structured-cloneable; errors cross as plain `{ code, message }`, never as thrown objects.
+ */
+import type { SendMessageRequest, TurnResult } from '../../core/agent/process-message';
+import type { Packet } from '../../core/agent/packets';
+import type { ModelInfo } from '../../core/model';
+import type { Result } from '../../util/result';
+
+export type { Packet, SendMessageRequest, TurnResult };
+
+export interface WorkerError {
+  code: string;
+  message: string;
+}
+
+export type WorkerResult<T> = Result<T, WorkerError>;
+
+/** Packets arrive in batches (one per ≤ 16 ms) so a fast stream does not flood postMessage. */
+export type PacketListener = (packets: Packet[]) => void;
+
+export interface AgentWorkerApi {
+  /**
+   * Runs one turn. `runId` lets the caller stop a run before its session exists. Resolves when
+   * every model stopped and everything was saved.
+   */
+  send(runId: string, request: SendMessageRequest, onPackets: PacketListener): Promise<WorkerResult<TurnResult>>;
+  /** Stops a run by run id or session id; the partial answer is kept, marked stopped. */
+  stop(runIdOrSessionId: string): Promise<void>;
+  /** Lists a provider's models: the Test connection button. */
+  listModels(providerId: string): Promise<WorkerResult<ModelInfo[]>>;
+}

@@ -1,0 +1,75 @@
+import { expect, test } from './fixtures';
+
+const API_KEY = 'sk-e2e-test-key';
+
+test.describe('one chat, end to end', () => {
+  test.beforeEach(async ({ settings, llm }) => {
+    await settings.open();
+    await settings.addProvider({
+      name: 'Mock OpenAI',
+      baseUrl: `${llm.url}/v1`,
+      apiKey: API_KEY,
+      model: 'gpt-4o-mini',
+    });
+  });
+
+  test('streams the reply token by token, saves the chat, and shows it again after a reload', async ({
+    page,
+    chat,
+    llm,
+  }) => {
+    const reply = 'Hello! I am the mock model, streaming this answer a few characters at a time.';
+    llm.setScenario({ kind: 'text', text: reply, chunkSize: 4, tokensPerSecond: 25 });
+
+    await chat.newChat();
+    await chat.send('hello');
+    await expect(chat.userMessages()).toHaveText(['hello']);
+
+    // Partial text first, then the whole answer: it streamed rather than arriving at once.
+    await expect(chat.lastAnswer()).toContainText('Hello!');
+    await expect(chat.lastAnswer()).not.toContainText('at a time.');
+    await expect(chat.lastAnswer()).toContainText(reply);
+    await expect(chat.lastAnswer()).toHaveAttribute('data-status', 'complete');
+
+    const request = await llm.waitForRequest();
+    expect(request.path).toBe('/v1/chat/completions');
+    expect(request.headers['authorization']).toBe(`Bearer ${API_KEY}`);
+    const body = request.body as { messages: Array<{ role: string; content: unknown }>; stream: boolean };
+    expect(body.stream).toBe(true);
+    expect(body.messages[0]?.role).toBe('system');
+    expect(body.messages.at(-1)).toEqual({ role: 'user', content: 'hello' });
+
+    await expect(page).toHaveURL(/#\/chat\/.+/);
+    await expect(chat.sessionLinks()).toHaveText(['hello']);
+
+    await page.reload();
+    await expect(chat.userMessages()).toHaveText(['hello']);
+    await expect(chat.lastAnswer()).toContainText(reply);
+    await expect(chat.lastAnswer()).toHaveAttribute('data-status', 'complete');
+  });
+
+  test('Stop keeps the partial answer marked stopped and closes the request', async ({ page, chat, llm }) => {
+    llm.setScenario({ kind: 'hang', text: 'This answer will never finish' });
+
+    await chat.newChat();
+    await chat.send('tell me a long story');
+    await expect(chat.lastAnswer()).toContainText('never finish');
+    expect(llm.openStreams()).toBe(1);
+
+    await chat.stop();
+    await llm.waitForClosed(5_000);
+    expect(llm.openStreams()).toBe(0);
+
+    await expect(chat.lastAnswer()).toHaveAttribute('data-status', 'stopped');
+    await expect(chat.lastAnswer()).toContainText('This answer will never finish');
+    await expect(page.getByRole('button', { name: 'Send' })).toBeVisible();
+    const closed = llm.requests().filter((r) => r.closedByClient);
+    expect(closed).toHaveLength(1);
+
+    // Nothing more arrives, and the stopped state is what was saved.
+    await page.reload();
+    await expect(chat.lastAnswer()).toHaveAttribute('data-status', 'stopped');
+    await expect(chat.lastAnswer()).toContainText('This answer will never finish');
+    expect(llm.requests().filter((r) => r.provider === 'openai' && !r.isPreflight)).toHaveLength(1);
+  });
+});
