@@ -6,11 +6,13 @@ const executablePath =
   process.env.CARREL_CHROMIUM ?? (existsSync('/usr/bin/chromium') ? '/usr/bin/chromium' : undefined);
 
 export const E2E_APP_PORT = Number(process.env.CARREL_E2E_PORT ?? 4180);
+/** Another build folder and port let several checkouts or engineers run e2e side by side. */
+const DIST_DIR = process.env.CARREL_DIST ?? 'dist';
 
 export default defineConfig({
   testDir: 'test/e2e',
   testMatch: '**/*.e2e.ts',
-  outputDir: 'test-results/e2e',
+  outputDir: process.env.CARREL_E2E_OUTPUT ?? 'test-results/e2e',
   fullyParallel: false,
   forbidOnly: true,
   retries: 0,
@@ -38,7 +40,7 @@ export default defineConfig({
     },
   },
   webServer: {
-    command: `npx vite preview --port ${E2E_APP_PORT} --strictPort --host 127.0.0.1`,
+    command: `npx vite preview --outDir ${DIST_DIR} --port ${E2E_APP_PORT} --strictPort --host 127.0.0.1`,
     url: `http://127.0.0.1:${E2E_APP_PORT}`,
     reuseExistingServer: !process.env.CI,
     timeout: 60_000,

@@ -26,6 +26,11 @@ export interface SessionCacheStats {
 export interface SessionCache {
   /** The session's visible chain, oldest first; each message carries its token counts. */
   loadVisibleChain(sessionId: SessionId): Promise<readonly ChatMessageSimple[]>;
+  /**
+   * Stores a chain the caller just wrote (the agent after a turn), valid for exactly this
+   * session version, so the next turn starts from memory instead of walking IndexedDB again.
+   */
+  prime(session: Session, chain: readonly ChatMessageSimple[]): void;
   invalidate(sessionId: SessionId): void;
   clear(): void;
   stats(): SessionCacheStats;
@@ -78,6 +83,10 @@ export function createSessionCache(
       const chain = Object.freeze(await sources.loadChain(leafId));
       remember(sessionId, { leafId, version: session.version, chain });
       return chain;
+    },
+    prime(session, chain) {
+      if (session.currentLeafId === null || chain.at(-1)?.id !== session.currentLeafId) return;
+      remember(session.id, { leafId: session.currentLeafId, version: session.version, chain: Object.freeze([...chain]) });
     },
     invalidate(sessionId) {
       entries.delete(sessionId);

@@ -7,6 +7,7 @@ import {
   type Agent,
   type AssistantMessage,
   type ChatMessageSimple,
+  type MessageId,
   type ModelInfo,
   type ModelRef,
   type Project,
@@ -77,8 +78,10 @@ export interface AgentDeps {
   providers: ProviderStore;
   agents: AgentStore;
   projects: ProjectStore;
-  /** Loads the visible chain ending at a message (through the session cache). */
-  loadChain(session: Session, leafId: ReturnType<typeof asMessageId>): Promise<ChatMessageSimple[]>;
+  /** The chain ending at `leafId`, oldest first (empty for null), through the session cache. */
+  loadChain(session: Session, leafId: MessageId | null): Promise<ChatMessageSimple[]>;
+  /** Tells the session cache about the chain this turn just wrote. */
+  rememberChain(session: Session, chain: ChatMessageSimple[]): void;
   loadProjectFiles(project: Project): Promise<ProjectFile[]>;
   resolveModel(provider: ProviderConfig, modelId: string): ModelInfo;
   prepareContext(args: AssemblerArgs): PreparedContext;
@@ -123,12 +126,17 @@ export async function processMessage(
   const providers = await resolveProviders(request.models, deps);
   let session = await openSession(request.sessionId, request, deps);
 
+  const parentId =
+    request.parentId === undefined ? session.currentLeafId : request.parentId === null ? null : asMessageId(request.parentId);
+  // The history up to the parent, read (through the session cache) before the new message
+  // changes the session's version.
+  const parentChain = await deps.loadChain(session, parentId);
+
   const now = deps.clock.now();
   const userMessage: UserMessage = {
     id: asMessageId(deps.ids.newId()),
     sessionId: session.id,
-    parentId:
-      request.parentId === undefined ? session.currentLeafId : request.parentId === null ? null : asMessageId(request.parentId),
+    parentId,
     role: 'user',
     text: request.text,
     textTokenCount: deps.tokens.count(request.text),
@@ -144,7 +152,7 @@ export async function processMessage(
     ...(session.title === '' ? { title: fallbackTitle(request.text) } : {}),
   });
 
-  const chain = await deps.loadChain(session, userMessage.id);
+  const chain = [...parentChain, userMessage];
   const agent = session.agentId ? ((await deps.agents.get(session.agentId)) ?? null) : null;
   const project = session.projectId ? ((await deps.projects.get(session.projectId)) ?? null) : null;
   const projectFiles = project ? await deps.loadProjectFiles(project) : [];
@@ -169,7 +177,10 @@ export async function processMessage(
   );
 
   const firstAnswer = outcomes[0];
-  if (firstAnswer) await deps.sessions.update(session.id, { currentLeafId: firstAnswer.message.id });
+  if (firstAnswer) {
+    session = await deps.sessions.update(session.id, { currentLeafId: firstAnswer.message.id });
+    deps.rememberChain(session, [...chain, firstAnswer.message]);
+  }
   const overall: StopReason = signal.aborted ? 'user_cancelled' : (firstAnswer?.message.stopReason ?? 'completed');
   sink({ placement: { turnIndex: 0, tabIndex: 0, modelIndex: 0 }, obj: { type: 'overall_stop', reason: overall } });
   return {

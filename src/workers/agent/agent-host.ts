@@ -9,7 +9,7 @@ import type { ProviderConfig } from '../../core/model';
 import { LlmRequestError } from '../../llm/errors';
 import { resolveModelInfo } from '../../llm/model-catalog';
 import type { CarrelDb } from '../../storage/db';
-import { createStores, isStorageError } from '../../storage';
+import { createSessionCache, createStores, isStorageError } from '../../storage';
 import type { AgentWorkerApi, PacketListener, WorkerError } from './agent.api';
 import { createPacketBatcher } from './packet-batcher';
 
@@ -31,6 +31,10 @@ export interface AgentHostDeps {
  */
 export function createAgentHost(host: AgentHostDeps): AgentWorkerApi {
   const { sessions, messages, providers, agents, projects, settings } = createStores(host.db, host.clock, host.ids);
+  const chainCache = createSessionCache({
+    getSession: (id) => sessions.get(id),
+    loadChain: (leafId) => messages.loadChain(leafId),
+  });
   const runs = new Map<string, AbortController>();
   const runBySession = new Map<string, string>();
 
@@ -45,7 +49,13 @@ export function createAgentHost(host: AgentHostDeps): AgentWorkerApi {
     providers,
     agents,
     projects,
-    loadChain: (_session, leafId) => messages.loadChain(leafId),
+    async loadChain(session, leafId) {
+      if (leafId === null) return [];
+      // The visible chain is the common case and the cached one; another branch point walks.
+      if (leafId === session.currentLeafId) return [...(await chainCache.loadVisibleChain(session.id))];
+      return messages.loadChain(leafId);
+    },
+    rememberChain: (session, chain) => chainCache.prime(session, chain),
     // Project files come with the RAG issue; a session without a project has none.
     loadProjectFiles: () => Promise.resolve([]),
     resolveModel: (provider: ProviderConfig, modelId: string) => resolveModelInfo(provider, modelId),
@@ -83,6 +93,7 @@ export function createAgentHost(host: AgentHostDeps): AgentWorkerApi {
 
   return {
     send,
+    sessionCacheStats: () => Promise.resolve(chainCache.stats()),
     stop(runIdOrSessionId) {
       const runId = runBySession.get(runIdOrSessionId) ?? runIdOrSessionId;
       runs.get(runId)?.abort();

@@ -27,6 +27,8 @@ export interface AgentWorkerApi {
   send(runId: string, request: SendMessageRequest, onPackets: PacketListener): Promise<WorkerResult<TurnResult>>;
   /** Stops a run by run id or session id; the partial answer is kept, marked stopped. */
   stop(runIdOrSessionId: string): Promise<void>;
+  /** Hits, misses and size of the worker's session cache (seed 004), for the benchmark. */
+  sessionCacheStats(): Promise<{ hits: number; misses: number; size: number }>;
   /** Lists a provider's models: the Test connection button. */
   listModels(providerId: string): Promise<WorkerResult<ModelInfo[]>>;
 }

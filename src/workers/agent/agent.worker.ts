@@ -46,6 +46,9 @@ const api: AgentWorkerApi = {
       return { ok: false, error: { code: 'worker_setup', message: error instanceof Error ? error.message : String(error) } };
     }
   },
+  async sessionCacheStats() {
+    return (await getHost()).sessionCacheStats();
+  },
   async stop(id) {
     await (await getHost()).stop(id);
   },

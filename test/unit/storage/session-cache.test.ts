@@ -36,6 +36,27 @@ describe('session cache', () => {
     expect(cache.stats()).toEqual({ hits: 1, misses: 1, size: 1 });
   });
 
+  it('serves a primed chain for the version it was written at, and only that version', async () => {
+    const { sessions, messages, cache } = await openCachedSession();
+    await messages.put(buildUserMessage('u2', 'a1'));
+    const session = await sessions.get(asSessionId('s1'));
+    const chain = await messages.loadChain(asMessageId('u2'));
+    cache.prime(session!, chain);
+    expect((await cache.loadVisibleChain(asSessionId('s1'))).map((m) => m.id)).toEqual(['u1', 'a1', 'u2']);
+    expect(cache.stats()).toMatchObject({ hits: 1, misses: 0 });
+    await messages.put(buildAssistantMessage('a2', 'u2'));
+    expect((await cache.loadVisibleChain(asSessionId('s1'))).map((m) => m.id)).toEqual(['u1', 'a1', 'u2', 'a2']);
+    expect(cache.stats()).toMatchObject({ hits: 1, misses: 1 });
+  });
+
+  it('ignores a primed chain that does not end at the session leaf', async () => {
+    const { sessions, cache } = await openCachedSession();
+    const session = await sessions.get(asSessionId('s1'));
+    cache.prime(session!, []);
+    await cache.loadVisibleChain(asSessionId('s1'));
+    expect(cache.stats()).toMatchObject({ hits: 0, misses: 1 });
+  });
+
   it('never serves a chain older than an edit made through the stores', async () => {
     const { messages, cache } = await openCachedSession();
     await cache.loadVisibleChain(asSessionId('s1'));

@@ -166,6 +166,23 @@ describe('processMessage through the agent host', () => {
     expect(turn.answers[0]?.status).toBe('stopped');
   });
 
+  it('starts the next turn from the session cache, and never from a stale copy after an edit', async () => {
+    const agent = await TestAgent.create();
+    await agent.script(scripts.text('First')).send('one');
+    await agent.script(scripts.text('Second')).send('two');
+    expect(await agent.api.sessionCacheStats()).toMatchObject({ hits: 1, misses: 0 });
+
+    // The UI (or another tab) pins the first answer: the session version moves on.
+    const messages = createMessageStore(agent.db, agent.clock);
+    const [, firstAnswer] = await agent.chain();
+    await messages.put({ ...firstAnswer!, isExcluded: true });
+    await agent.script(scripts.text('Third')).send('three');
+    expect(await agent.api.sessionCacheStats()).toMatchObject({ hits: 1, misses: 1 });
+    const sent = JSON.stringify(agent.llm.requests[2]?.messages);
+    expect(sent).not.toContain('First');
+    expect(sent).toContain('Second');
+  });
+
   it('refuses an invalid request with a clear error and saves nothing', async () => {
     const agent = await TestAgent.create();
     const turn = await agent.send('   ');
