@@ -36,15 +36,16 @@ export class ChatSessionState {
 
   readonly items: ChatItem[] = $derived.by(() => {
     const items: ChatItem[] = [];
-    const stored = new Set<string>();
     for (const message of this.chain) {
-      stored.add(message.id);
       if (message.role === 'user') items.push({ kind: 'user', message });
       else items.push({ kind: 'answer', answer: answerFromMessage(message, message.model?.modelId ?? '') });
     }
     if (this.pendingUser?.role === 'user') items.push({ kind: 'user', message: this.pendingUser });
     // A live answer gives way to its stored copy, so no message is ever listed twice.
-    for (const answer of this.liveAnswers) if (!stored.has(answer.messageId)) items.push({ kind: 'answer', answer });
+    for (const answer of this.liveAnswers) {
+      const isStored = this.chain.some((message) => message.id === answer.messageId);
+      if (!isStored) items.push({ kind: 'answer', answer });
+    }
     return items;
   });
 

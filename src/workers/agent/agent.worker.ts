@@ -1,5 +1,4 @@
 /// <reference lib="webworker" />
-// First: configures zod for the strict CSP and logs violations (src/pwa, issue 10).
 import { expose } from 'comlink';
 import { createTokenCounter } from '../../core/tokens';
 import { createLlmClient } from '../../llm';
