@@ -39,6 +39,11 @@ async function start(): Promise<void> {
     onSessionCreated: (sessionId) => router.go({ name: 'chat', sessionId }),
   });
   await providers.load();
+  // Answers left streaming by a tab that closed mid-stream are shown as interrupted, with retry.
+  void agent
+    .recoverInterrupted()
+    .then((recovered) => (recovered > 0 ? chat.reload() : undefined))
+    .catch((error: unknown) => console.error('Could not check for interrupted answers:', error));
   mount(App, { target, props: { context: { router, chat, providers, sessions } } });
 }
 

@@ -246,3 +246,120 @@ export interface Scheduler {
   /** Runs `callback` once after `ms`; the returned function cancels it. */
   schedule(callback: () => void, ms: number): () => void;
 }
+
+/* ---- Web ports added with web search, open_url and MCP tools (issue 9). ---- */
+
+export interface HttpRequest {
+  method?: 'GET' | 'POST';
+  headers?: Readonly<Record<string, string>>;
+  body?: string;
+  signal: AbortSignal;
+  /** Body bytes read at most; the rest is dropped and `isTruncated` set. */
+  maxBytes: number;
+  /**
+   * Checked on the first URL and again on every redirect hop the fetcher can see; a returned
+   * reason refuses the hop. Omitted for endpoints the user configured (search APIs, proxies).
+   */
+  checkUrl?: (url: string) => string | null;
+}
+
+export interface HttpResponse {
+  status: number;
+  /** Lower-cased names (only what CORS lets the browser read). */
+  headers: Record<string, string>;
+  /** The final URL, after redirects. */
+  url: string;
+  bodyText: string;
+  isTruncated: boolean;
+}
+
+export type HttpFailureCode = 'blocked' | 'network' | 'too_many_redirects';
+
+export interface HttpFailure {
+  code: HttpFailureCode;
+  message: string;
+}
+
+/**
+ * HTTP for the core (which has no `fetch`). Expected failures (a refused hop, a network or CORS
+ * error) come back as `{ ok: false }`; an abort rejects with the signal's reason.
+ */
+export interface HttpFetcher {
+  fetch(url: string, request: HttpRequest): Promise<{ ok: true; value: HttpResponse } | { ok: false; error: HttpFailure }>;
+}
+
+export interface ReadableText {
+  title: string;
+  /** The main text, paragraphs separated by blank lines. */
+  text: string;
+}
+
+/** Turns an HTML page into its readable text (Readability over a worker-side DOM). */
+export interface ReadableTextExtractor {
+  extract(html: string, url: string): ReadableText;
+}
+
+export type ConfirmationKind = 'open_url_with_conversation_text' | 'mcp_tool';
+
+export interface ConfirmationRequest {
+  kind: ConfirmationKind;
+  toolName: string;
+  url?: string;
+  /** One sentence for the dialog: what would happen and why we ask. */
+  reason: string;
+}
+
+/** Asks the person before a risky tool call; resolves false when refused or dismissed. */
+export interface ConfirmationPort {
+  requestConfirmation(request: ConfirmationRequest): Promise<boolean>;
+}
+
+/* ---- Retrieval ports added with projects and local RAG (issue 7). ---- */
+
+/** What a text is embedded as: some models want a different prefix for queries and passages. */
+export type EmbeddingPurpose = 'query' | 'passage';
+
+/** Turns texts into vectors with one embedding model (the embedding worker, or a fake in tests). */
+export interface Embedder {
+  /** Stored next to each vector so vectors of different models never mix. */
+  readonly modelId: string;
+  embed(texts: readonly string[], purpose: EmbeddingPurpose, signal: AbortSignal): Promise<Float32Array[]>;
+}
+
+export interface ProjectSearchHit {
+  fileId: FileId;
+  fileName: string;
+  mimeType: string;
+  /** The passage (one chunk). */
+  text: string;
+  /** Page, heading path and character range, as core/rag formatChunkLocation writes it. */
+  location: string;
+  score: number;
+}
+
+/** `keyword`: BM25 alone, because the project has no vectors of the current model yet. */
+export type ProjectSearchMode = 'hybrid' | 'keyword';
+
+export interface ProjectSearch {
+  search(
+    projectId: ProjectId,
+    queries: readonly string[],
+    signal: AbortSignal,
+  ): Promise<{ mode: ProjectSearchMode; hits: ProjectSearchHit[] }>;
+}
+
+/** A stored file's extracted text, for the read-file tool. */
+export interface ReadableFile {
+  id: FileId;
+  projectId: ProjectId | null;
+  name: string;
+  mimeType: string;
+  status: FileStatus;
+  text?: string;
+  error?: string;
+  pageMap?: PageSpan[];
+}
+
+export interface ProjectFileReader {
+  read(fileId: FileId): Promise<ReadableFile | undefined>;
+}

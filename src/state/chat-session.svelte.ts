@@ -1,7 +1,7 @@
 import type { ChatMessageSimple, MessageId, ModelRef, Session, SessionId } from '../core/model';
 import type { MessageStore, SessionStore } from '../core/ports';
 import type { AgentClient } from '../workers/agent/agent.client';
-import type { Packet } from '../workers/agent/agent.api';
+import type { ConfirmationRequest, Packet } from '../workers/agent/agent.api';
 import { answerFromMessage, applyPacket, createLiveAnswer, type AnswerView } from './answer-blocks';
 
 export interface ChatSessionDeps {
@@ -29,6 +29,9 @@ export class ChatSessionState {
   liveAnswers = $state<AnswerView[]>([]);
   isRunning = $state(false);
   error = $state<string | null>(null);
+  /** A tool call waiting for the person's yes or no (shown as a dialog). */
+  pendingConfirmation = $state<ConfirmationRequest | null>(null);
+  private resolveConfirmation: ((isAllowed: boolean) => void) | null = null;
   private runId: string | null = null;
   private loadToken = 0;
 
@@ -70,15 +73,58 @@ export class ChatSessionState {
     this.error = loaded.isMissing ? 'This chat no longer exists.' : null;
   }
 
+  /** The person's answer to the pending confirmation. */
+  answerConfirmation(isAllowed: boolean): void {
+    const resolve = this.resolveConfirmation;
+    this.resolveConfirmation = null;
+    this.pendingConfirmation = null;
+    resolve?.(isAllowed);
+  }
+
+  private readonly confirm = (request: ConfirmationRequest): Promise<boolean> => {
+    // One question at a time: a newer one replaces (and refuses) an unanswered older one.
+    this.answerConfirmation(false);
+    this.pendingConfirmation = request;
+    return new Promise((resolve) => {
+      this.resolveConfirmation = resolve;
+    });
+  };
+
+  /** Reloads the open chat from storage (after another part of the app changed it). */
+  async reload(): Promise<void> {
+    await this.open(this.session?.id ?? null);
+  }
+
+  /** Answers the question of a stopped, interrupted or failed answer again, as a sibling. */
+  async retry(answerId: string, models: ModelRef[]): Promise<void> {
+    const index = this.chain.findIndex((m) => m.id === answerId);
+    const question = this.chain[index - 1];
+    if (index < 1 || question?.role !== 'user') return;
+    const answer = this.chain[index];
+    const model = answer?.role === 'assistant' && answer.model ? [answer.model] : models;
+    // The visible chain ends at the question while the new answer streams in.
+    this.chain = this.chain.slice(0, index);
+    await this.run({ text: question.text, models: model, retryOf: question.id }, null);
+  }
+
   async send(text: string, models: ModelRef[]): Promise<void> {
-    if (this.isRunning) return;
     const trimmed = text.trim();
     if (trimmed.length === 0) return;
+    const pending = optimisticUserMessage(trimmed, this.session?.id ?? null, this.chain.at(-1)?.id ?? null);
+    await this.run({ text: trimmed, models }, pending);
+  }
+
+  private async run(
+    request: { text: string; models: ModelRef[]; retryOf?: string },
+    pendingUser: ChatMessageSimple | null,
+  ): Promise<void> {
+    if (this.isRunning) return;
+    const { models } = request;
     const runId = this.deps.newRunId();
     this.runId = runId;
     this.isRunning = true;
     this.error = null;
-    this.pendingUser = optimisticUserMessage(trimmed, this.session?.id ?? null, this.chain.at(-1)?.id ?? null);
+    this.pendingUser = pendingUser;
     this.liveAnswers = [];
     let createdSessionId: SessionId | null = null;
 
@@ -101,8 +147,9 @@ export class ChatSessionState {
     try {
       const result = await this.deps.agent.send(
         runId,
-        { sessionId: this.session?.id ?? null, text: trimmed, models },
+        { sessionId: this.session?.id ?? null, ...request },
         onPackets,
+        this.confirm,
       );
       if (!result.ok) error = result.error.message;
       const sessionId = result.ok ? (result.value.sessionId as SessionId) : (createdSessionId ?? this.session?.id ?? null);
@@ -121,6 +168,7 @@ export class ChatSessionState {
     this.liveAnswers = [];
     this.isRunning = false;
     this.runId = null;
+    this.answerConfirmation(false);
     if (isNew && loaded?.session) this.deps.onSessionCreated(loaded.session.id);
   }
 

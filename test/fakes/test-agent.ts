@@ -1,5 +1,6 @@
 import { IDBKeyRange, indexedDB } from 'fake-indexeddb';
 import type { Packet } from '../../src/core/agent/packets';
+import type { Tool } from '../../src/core/agent/tools/tool';
 import type { SendMessageRequest, TurnResult } from '../../src/core/agent/process-message';
 import { asProviderId, type AssistantMessage, type ChatMessageSimple, type ModelRef, type ProviderConfig } from '../../src/core/model';
 import type { Clock, TokenCounter } from '../../src/core/ports';
@@ -10,6 +11,7 @@ import { createProviderStore } from '../../src/storage/provider.store';
 import { createSessionStore } from '../../src/storage/session.store';
 import type { AgentWorkerApi, WorkerResult } from '../../src/workers/agent/agent.api';
 import { createAgentHost } from '../../src/workers/agent/agent-host';
+import { createMemorySessionLocks, type SessionLocks } from '../../src/workers/agent/session-locks';
 import { ManualScheduler } from './manual-scheduler';
 import { ScriptedLlmClient, type Script } from './scripted-llm-client';
 
@@ -38,6 +40,7 @@ export interface Turn {
 }
 
 let databaseCounter = 0;
+let agentCounter = 0;
 
 /**
  * A chainable driver over the real agent host: real stores on fake-indexeddb, the real context
@@ -60,16 +63,29 @@ export class TestAgent {
     this.llm = llm;
   }
 
-  static async create(): Promise<TestAgent> {
-    const db = await openCarrelDb(`test-agent-${++databaseCounter}-${Date.now()}`, {
-      dexie: { indexedDB, IDBKeyRange },
-    });
+  static async create(options: { tools?: Tool[]; locks?: SessionLocks; shouldGenerateTitles?: boolean; db?: CarrelDb } = {}): Promise<TestAgent> {
+    const db =
+      options.db ??
+      (await openCarrelDb(`test-agent-${++databaseCounter}-${Date.now()}`, {
+        dexie: { indexedDB, IDBKeyRange },
+      }));
     const tokens = await createTokenCounter();
     const clock = createSteppingClock();
     const llm = new ScriptedLlmClient();
     const scheduler = new ManualScheduler();
     let id = 0;
-    const api = createAgentHost({ db, llm, tokens, clock, scheduler, ids: { newId: () => `id-${++id}` } });
+    const idPrefix = `a${++agentCounter}`;
+    const api = createAgentHost({
+      db,
+      llm,
+      tokens,
+      clock,
+      scheduler,
+      ids: { newId: () => `${idPrefix}-${++id}` },
+      locks: options.locks ?? createMemorySessionLocks(),
+      shouldGenerateTitles: options.shouldGenerateTitles ?? false,
+      ...(options.tools ? { tools: options.tools } : {}),
+    });
     const agent = new TestAgent(db, api, tokens, clock, scheduler, llm);
     await agent.addProvider();
     return agent;

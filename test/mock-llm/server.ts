@@ -21,6 +21,7 @@ import { isRecord } from './protocols/wire';
 import { createRequestLog } from './recorder';
 import type { RecordedRequest, RequestLog, RequestProvider } from './recorder';
 import { planTurn, startEventStream, watchConnection, writeFrames } from './scenarios';
+import { createMockWeb, type MockWeb } from './web/web-server';
 import type {
   ClientConnection,
   GeneratedScenario,
@@ -78,6 +79,8 @@ export interface MockLlm {
   ): Promise<RecordedRequest>;
   /** LLM responses currently in flight (streams the client has not yet closed). */
   openStreams(): number;
+  /** The fake web under `${url}/web/` (search APIs, pages, reader, MCP): web/web-server.ts. */
+  readonly web: MockWeb;
   /** Resolves once no stream is open and the client closed at least one (since clearRequests). */
   waitForClosed(timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
@@ -470,8 +473,13 @@ export async function startMockLlm(opts: MockLlmOptions = {}): Promise<MockLlm> 
     isValidKey: keyValidatorOf(opts.validKeys),
     models: { ...DEFAULT_MODELS, ...opts.models },
   };
+  const web = createMockWeb();
   const server = createServer((req, res) => {
-    handleRequest(ctx, req, res).catch((error: unknown) => failRequest(res, error));
+    // /web/ routes belong to the fake web of the web tools; everything else is the LLM mock.
+    web
+      .handle(req, res)
+      .then((isHandled) => (isHandled ? undefined : handleRequest(ctx, req, res)))
+      .catch((error: unknown) => failRequest(res, error));
   });
   const port = await listen(server, opts.port ?? 0);
   const isLlmRequest = (r: RecordedRequest): boolean => r.scenario !== undefined;
@@ -479,6 +487,7 @@ export async function startMockLlm(opts: MockLlmOptions = {}): Promise<MockLlm> 
   return {
     url: `http://${HOST}:${port}`,
     port,
+    web,
     setScenario(scenario) {
       ctx.scenarios.reset();
       ctx.scenarios.setDefault(scenario);

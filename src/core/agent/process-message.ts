@@ -7,6 +7,7 @@ import {
   type Agent,
   type AssistantMessage,
   type ChatMessageSimple,
+  type Citation,
   type MessageId,
   type ModelInfo,
   type ModelRef,
@@ -44,11 +45,16 @@ export const sendMessageRequestSchema = z.object({
   sessionId: z.string().min(1).nullable(),
   /** The parent of the new user message; defaults to the session's current leaf. */
   parentId: z.string().min(1).nullable().optional(),
-  text: z.string().trim().min(1, 'The message is empty.'),
+  text: z.string(),
   attachments: z.array(attachmentSchema).default([]),
   models: z.array(modelRefSchema).min(1, 'Choose a model first.').max(MAX_COMPARE_MODELS),
   projectId: z.string().min(1).nullable().optional(),
   agentId: z.string().min(1).nullable().optional(),
+  /** Answer this user message again (regenerate, retry, another model): no new user message. */
+  retryOf: z.string().min(1).optional(),
+}).refine((request) => request.retryOf !== undefined || request.text.trim().length > 0, {
+  message: 'The message is empty.',
+  path: ['text'],
 });
 export type SendMessageRequest = z.input<typeof sendMessageRequestSchema>;
 
@@ -63,6 +69,8 @@ export interface AssemblerArgs {
 
 export interface PreparedContext {
   assemble: LoopDeps['assemble'];
+  /** Documents numbered by the context itself (inline project files), citable from the start. */
+  documents: Citation[];
   /** The tools on offer this turn (the project mode decides search tools). */
   tools: Tool[];
 }
@@ -100,6 +108,8 @@ export class AgentRequestError extends Error {
 
 export interface TurnResult {
   sessionId: string;
+  /** The session's first exchange: the host may ask the model for a title. */
+  isFirstTurn: boolean;
   userMessageId: string;
   assistantMessageIds: string[];
   stopReasons: StopReason[];
@@ -126,33 +136,44 @@ export async function processMessage(
   const providers = await resolveProviders(request.models, deps);
   let session = await openSession(request.sessionId, request, deps);
 
-  const parentId =
-    request.parentId === undefined ? session.currentLeafId : request.parentId === null ? null : asMessageId(request.parentId);
-  // The history up to the parent, read (through the session cache) before the new message
-  // changes the session's version.
-  const parentChain = await deps.loadChain(session, parentId);
+  let userMessage: UserMessage;
+  let chain: ChatMessageSimple[];
+  if (request.retryOf !== undefined) {
+    const existing = await deps.messages.get(asMessageId(request.retryOf));
+    if (existing?.role !== 'user' || existing.sessionId !== session.id) {
+      throw new AgentRequestError('not_found', 'The message to answer again no longer exists.');
+    }
+    userMessage = existing;
+    chain = await deps.loadChain(session, existing.id);
+  } else {
+    const parentId =
+      request.parentId === undefined ? session.currentLeafId : request.parentId === null ? null : asMessageId(request.parentId);
+    // The history up to the parent, read (through the session cache) before the new message
+    // changes the session's version.
+    const parentChain = await deps.loadChain(session, parentId);
+    const now = deps.clock.now();
+    userMessage = {
+      id: asMessageId(deps.ids.newId()),
+      sessionId: session.id,
+      parentId,
+      role: 'user',
+      text: request.text,
+      textTokenCount: deps.tokens.count(request.text),
+      attachments: request.attachments,
+      isPinned: false,
+      isExcluded: false,
+      createdAt: now,
+      updatedAt: now,
+    };
+    await deps.messages.put(userMessage);
+    session = await deps.sessions.update(session.id, {
+      currentLeafId: userMessage.id,
+      ...(session.title === '' ? { title: fallbackTitle(request.text) } : {}),
+    });
+    chain = [...parentChain, userMessage];
+  }
+  const isFirstTurn = chain.length === 1;
 
-  const now = deps.clock.now();
-  const userMessage: UserMessage = {
-    id: asMessageId(deps.ids.newId()),
-    sessionId: session.id,
-    parentId,
-    role: 'user',
-    text: request.text,
-    textTokenCount: deps.tokens.count(request.text),
-    attachments: request.attachments,
-    isPinned: false,
-    isExcluded: false,
-    createdAt: now,
-    updatedAt: now,
-  };
-  await deps.messages.put(userMessage);
-  session = await deps.sessions.update(session.id, {
-    currentLeafId: userMessage.id,
-    ...(session.title === '' ? { title: fallbackTitle(request.text) } : {}),
-  });
-
-  const chain = [...parentChain, userMessage];
   const agent = session.agentId ? ((await deps.agents.get(session.agentId)) ?? null) : null;
   const project = session.projectId ? ((await deps.projects.get(session.projectId)) ?? null) : null;
   const projectFiles = project ? await deps.loadProjectFiles(project) : [];
@@ -185,6 +206,7 @@ export async function processMessage(
   sink({ placement: { turnIndex: 0, tabIndex: 0, modelIndex: 0 }, obj: { type: 'overall_stop', reason: overall } });
   return {
     sessionId: session.id,
+    isFirstTurn,
     userMessageId: userMessage.id,
     assistantMessageIds: outcomes.map((o) => o.message.id),
     stopReasons: outcomes.map((o) => o.message.stopReason ?? 'completed'),
@@ -264,6 +286,7 @@ async function runModel(args: RunModelArgs): Promise<{ message: AssistantMessage
         },
         tools: prepared.tools,
         signal,
+        documents: prepared.documents,
       },
       { llm: deps.llm, clock: deps.clock, tokens: deps.tokens, assemble: prepared.assemble, renderDocuments: deps.renderDocuments },
       emitter,

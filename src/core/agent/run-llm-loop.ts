@@ -1,6 +1,8 @@
 import type { AssistantStep, LlmError, LlmMessage, StopReason, ToolCall, ToolDefinition, ToolResult } from '../model';
 import type { Clock, LlmClient, LlmRequest, TokenCounter } from '../ports';
 import type { Result } from '../../util/result';
+import { CitationProcessor } from '../citations/citation-processor';
+import type { Citation } from '../model';
 import type { Emitter } from './emitter';
 import { runLlmStep, type StepToolCall } from './run-llm-step';
 import type { StateContainer } from './state-container';
@@ -42,6 +44,8 @@ export interface LoopInput {
   request: Omit<LlmRequest, 'messages' | 'tools'>;
   tools: Tool[];
   signal: AbortSignal;
+  /** Documents already numbered in the context before any tool ran (inline project files). */
+  documents?: Citation[];
 }
 
 export interface LoopOutcome {
@@ -66,6 +70,9 @@ export async function runLlmLoop(
   let hasSearchRun = false;
   let turnIndex = 0;
   let nextDocumentNumber = 1;
+  // Every document the model may cite in this turn, by number; tool results add to it.
+  const citable = new Map((input.documents ?? []).map((doc) => [doc.number, doc]));
+  const citations = new CitationProcessor((number) => citable.get(number));
 
   for (let cycle = 0; cycle < MAX_LLM_CYCLES; cycle++) {
     if (input.signal.aborted) return { stopReason: 'user_cancelled' };
@@ -86,6 +93,7 @@ export async function runLlmLoop(
       emitter,
       state,
       turnIndex,
+      citations,
     );
     turnIndex = step.nextTurnIndex;
     const madeStep: AssistantStep = {
@@ -141,6 +149,9 @@ export async function runLlmLoop(
       renderDocuments: deps.renderDocuments,
     });
     madeStep.toolCalls.push(...executed.calls);
+    for (const call of executed.calls) {
+      for (const doc of call.result?.documents ?? []) if (!citable.has(doc.number)) citable.set(doc.number, doc);
+    }
     nextDocumentNumber = executed.nextDocumentNumber;
     hasSearchRun ||= executed.hasSearchRun;
     if (input.signal.aborted) return { stopReason: 'user_cancelled' };

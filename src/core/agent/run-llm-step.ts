@@ -1,6 +1,7 @@
 import type { Clock, LlmClient, LlmRequest } from '../ports';
 import type { FinishReason, LlmError } from '../model';
 import { assertNever } from '../../util/exhaustive';
+import type { CitationOutput, CitationProcessor } from '../citations/citation-processor';
 import type { Emitter } from './emitter';
 import type { StateContainer } from './state-container';
 
@@ -39,6 +40,7 @@ export async function runLlmStep(
   emitter: Emitter,
   state: StateContainer,
   turnIndex: number,
+  citations: CitationProcessor,
 ): Promise<StepOutcome & { nextTurnIndex: number; toolBlockIndex: number }> {
   const outcome: StepOutcome = {
     text: '',
@@ -50,7 +52,7 @@ export async function runLlmStep(
   };
   const pending = new Map<string, { name: string; argumentsText: string; tabIndex: number }>();
   let block = turnIndex;
-  let section: Section = 'none';
+  let section = 'none' as Section;
   let toolTab = 0;
   let toolBlock = turnIndex;
 
@@ -68,15 +70,28 @@ export async function runLlmStep(
     }
   };
 
+  /** Answer text passes through the citation processor: `[n]` normalised, citations emitted. */
+  const emitText = (outputs: CitationOutput[]): void => {
+    for (const output of outputs) {
+      if (output.type === 'citation') {
+        state.addCitation(output.citation);
+        emitter.emit({ type: 'citation', citation: output.citation }, { turnIndex: block });
+        continue;
+      }
+      outcome.text += output.text;
+      state.appendText(output.text);
+      emitter.emit({ type: 'message_delta', text: output.text }, { turnIndex: block });
+    }
+  };
+
   state.startStep();
   for await (const event of deps.llm.stream(request, signal)) {
+    if (event.type !== 'text-delta' && section === 'text') emitText(citations.flush());
     switch (event.type) {
       case 'text-delta':
         if (event.text.length === 0) break;
         enter('text');
-        outcome.text += event.text;
-        state.appendText(event.text);
-        emitter.emit({ type: 'message_delta', text: event.text }, { turnIndex: block });
+        emitText(citations.push(event.text));
         break;
       case 'reasoning-delta':
         if (event.text.length === 0) break;
@@ -140,6 +155,7 @@ export async function runLlmStep(
         assertNever(event, 'stream event');
     }
   }
+  if (section === 'text') emitText(citations.flush());
   if (section !== 'none') {
     emitter.emit({ type: 'section_end' }, { turnIndex: block });
     block++;

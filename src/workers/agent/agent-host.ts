@@ -1,17 +1,31 @@
 import { createDefaultAgent } from '../../core/agent/default-agent';
-import { AgentRequestError, processMessage, type AgentDeps, type AssemblerArgs, type PreparedContext } from '../../core/agent/process-message';
+import { generateTitle } from '../../core/agent/generate-title';
+import { AgentRequestError, fallbackTitle, processMessage, type AgentDeps, type AssemblerArgs, type PreparedContext } from '../../core/agent/process-message';
 import type { Tool } from '../../core/agent/tools/tool';
-import { assembleContext, renderNumberedDocuments } from '../../core/context';
+import { assembleContext, decideProjectMode, renderNumberedDocuments } from '../../core/context';
 import type { ContextTool } from '../../core/context/types';
 import type { toToolDefinition } from '../../core/agent/tools/tool';
-import type { Clock, Ids, LlmClient, Scheduler, TokenCounter } from '../../core/ports';
-import type { ProviderConfig } from '../../core/model';
+import type { Clock, ConfirmationPort, Ids, LlmClient, Scheduler, SettingsStore, TokenCounter } from '../../core/ports';
+import type { Citation, MessageId, ProviderConfig, SessionId } from '../../core/model';
 import { LlmRequestError } from '../../llm/errors';
 import { resolveModelInfo } from '../../llm/model-catalog';
 import type { CarrelDb } from '../../storage/db';
 import { createSessionCache, createStores, isStorageError } from '../../storage';
-import type { AgentWorkerApi, PacketListener, WorkerError } from './agent.api';
+import type {
+  AgentWorkerApi,
+  ConfirmListener,
+  PacketListener,
+  SendMessageRequest,
+  TurnResult,
+  WorkerError,
+  WorkerResult,
+} from './agent.api';
+import type { TurnToolKit } from './mcp/turn-tools';
+import type { SessionLocks } from './session-locks';
 import { createPacketBatcher } from './packet-batcher';
+
+/** A title is a nicety: a slow provider must not hold a request open for long. */
+const TITLE_TIMEOUT_MS = 20_000;
 
 /** The settings key of the user's edited system prompt (null: the default). */
 export const SYSTEM_PROMPT_SETTING = 'systemPrompt';
@@ -23,7 +37,27 @@ export interface AgentHostDeps {
   clock: Clock;
   ids: Ids;
   scheduler: Scheduler;
+  /** Tools on offer in every turn (read_file, search, web and MCP tools plug in here). */
+  tools?: Tool[];
+  /** One run per session across tabs; Web Locks in the browser. */
+  locks: SessionLocks;
+  /** Ask the model for a title after the first answer (off in most tests). */
+  shouldGenerateTitles: boolean;
+  /**
+   * Loads the turn's configured tools (web search, open_url, MCP servers) once per turn; the
+   * worker passes loadTurnToolKit, tests leave it out or pass their own.
+   */
+  loadTurnTools?: (deps: { settings: SettingsStore; confirmation: ConfirmationPort }, signal: AbortSignal) => Promise<TurnToolKit>;
 }
+
+/** Without a person to ask (no UI callback), a risky tool call is refused. */
+const REFUSE_ALL: ConfirmationPort = { requestConfirmation: () => Promise.resolve(false) };
+
+const SESSION_BUSY: WorkerError = {
+  code: 'session_busy',
+  message: 'This chat is answering in another tab. Wait for it to finish there, or stop it there.',
+};
+const INTERRUPTED_ERROR = { code: 'interrupted', message: 'The answer was cut off when the page closed.' };
 
 /**
  * Builds the agent worker's API over real stores and the LLM client. Kept free of Comlink so
@@ -62,25 +96,52 @@ export function createAgentHost(host: AgentHostDeps): AgentWorkerApi {
     renderDocuments: (documents) => renderNumberedDocuments(documents),
   } satisfies Omit<AgentDeps, 'prepareContext'>;
 
-  async function send(runId: string, request: unknown, onPackets: PacketListener) {
+  async function send(
+    runId: string,
+    request: SendMessageRequest,
+    onPackets: PacketListener,
+    onConfirm?: ConfirmListener,
+  ): Promise<WorkerResult<TurnResult>> {
+    // An existing session is locked before anything is written; a new one as soon as it exists.
+    const releases: Array<() => void> = [];
+    if (typeof request.sessionId === 'string') {
+      const release = await host.locks.tryAcquire(request.sessionId);
+      if (!release) return { ok: false, error: SESSION_BUSY };
+      releases.push(release);
+    }
     const controller = new AbortController();
     runs.set(runId, controller);
     const batcher = createPacketBatcher(onPackets);
-    const systemPromptOverride = (await settings.get<string>(SYSTEM_PROMPT_SETTING)) ?? null;
-    const deps: AgentDeps = {
-      ...baseDeps,
-      prepareContext: (args) => prepareContext(args, systemPromptOverride, host),
-    };
     try {
+      const systemPromptOverride = (await settings.get<string>(SYSTEM_PROMPT_SETTING)) ?? null;
+      const confirmation: ConfirmationPort = onConfirm ? { requestConfirmation: (r) => onConfirm(r) } : REFUSE_ALL;
+      const kit = host.loadTurnTools ? await host.loadTurnTools({ settings, confirmation }, controller.signal) : undefined;
+      const deps: AgentDeps = {
+        ...baseDeps,
+        prepareContext: (args) => {
+          const turnTools = kit && args.model.hasTools ? kit.createTools({ agent: args.agent, chain: args.chain }) : [];
+          return prepareContext(args, systemPromptOverride, host, [...(host.tools ?? []), ...turnTools]);
+        },
+      };
       const value = await processMessage(
         request,
         deps,
         (packet) => {
-          if (packet.obj.type === 'message_start') runBySession.set(packet.obj.sessionId, runId);
+          if (packet.obj.type === 'message_start' && !runBySession.has(packet.obj.sessionId)) {
+            runBySession.set(packet.obj.sessionId, runId);
+            if (releases.length === 0) {
+              void host.locks.tryAcquire(packet.obj.sessionId).then((release) => {
+                if (release) releases.push(release);
+              });
+            }
+          }
           batcher.push(packet);
         },
         controller.signal,
       );
+      if (host.shouldGenerateTitles && value.isFirstTurn && value.stopReasons[0] === 'completed') {
+        void nameSession(value, request).catch((error: unknown) => console.warn('Could not name the chat:', error));
+      }
       return { ok: true as const, value };
     } catch (error) {
       return { ok: false as const, error: toWorkerError(error) };
@@ -88,11 +149,48 @@ export function createAgentHost(host: AgentHostDeps): AgentWorkerApi {
       batcher.flush();
       runs.delete(runId);
       for (const [sessionId, id] of runBySession) if (id === runId) runBySession.delete(sessionId);
+      for (const release of releases) release();
+    }
+  }
+
+  /** A model-written title replaces the first words of the question, unless renamed meanwhile. */
+  async function nameSession(turn: TurnResult, request: SendMessageRequest): Promise<void> {
+    const [model] = request.models;
+    const answerId = turn.assistantMessageIds[0];
+    if (!model || !answerId) return;
+    const provider = await providers.get(model.providerId as ProviderConfig['id']);
+    if (!provider) return;
+    const chain = await messages.loadChain(answerId as MessageId);
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), TITLE_TIMEOUT_MS);
+    try {
+      const title = await generateTitle(chain, host.llm, provider, model.modelId, controller.signal);
+      const session = await sessions.get(turn.sessionId as SessionId);
+      const question = chain[0];
+      if (!title || !session || question?.role !== 'user' || session.title !== fallbackTitle(question.text)) return;
+      await sessions.update(session.id, { title });
+    } finally {
+      clearTimeout(timer);
     }
   }
 
   return {
     send,
+    async recoverInterrupted() {
+      let recovered = 0;
+      for (const message of await messages.listStreaming()) {
+        if (message.role !== 'assistant' || (await host.locks.isHeld(message.sessionId))) continue;
+        await messages.put({
+          ...message,
+          status: 'interrupted',
+          stopReason: 'interrupted',
+          error: message.error ?? INTERRUPTED_ERROR,
+          updatedAt: host.clock.now(),
+        });
+        recovered++;
+      }
+      return recovered;
+    },
     sessionCacheStats: () => Promise.resolve(chainCache.stats()),
     stop(runIdOrSessionId) {
       const runId = runBySession.get(runIdOrSessionId) ?? runIdOrSessionId;
@@ -113,9 +211,13 @@ export function createAgentHost(host: AgentHostDeps): AgentWorkerApi {
 }
 
 /** Closes the context engine over one model's turn; the loop calls it once per cycle. */
-function prepareContext(args: AssemblerArgs, systemPromptOverride: string | null, host: AgentHostDeps): PreparedContext {
+function prepareContext(
+  args: AssemblerArgs,
+  systemPromptOverride: string | null,
+  host: AgentHostDeps,
+  tools: Tool[],
+): PreparedContext {
   const agent = args.agent ?? createDefaultAgent(host.clock.now());
-  const tools: Tool[] = [];
   const contextTools = (offered: ReturnType<typeof toToolDefinition>[]): ContextTool[] =>
     offered.map((definition) => {
       const tool = tools.find((t) => t.name === definition.name);
@@ -145,7 +247,12 @@ function prepareContext(args: AssemblerArgs, systemPromptOverride: string | null
       },
     };
   };
-  return { assemble, tools };
+  // Inline project files are documents 1..n in file order (context engine, rule 5).
+  const isInline = args.project !== null && decideProjectMode(args.projectFiles, args.model) === 'inline';
+  const documents: Citation[] = isInline
+    ? args.projectFiles.map((file, i) => ({ number: i + 1, title: file.name, fileId: file.id }))
+    : [];
+  return { assemble, tools, documents };
 }
 
 /** Errors cross the worker boundary as plain `{ code, message }`. */

@@ -5,9 +5,10 @@
 import type { SendMessageRequest, TurnResult } from '../../core/agent/process-message';
 import type { Packet } from '../../core/agent/packets';
 import type { ModelInfo } from '../../core/model';
+import type { ConfirmationRequest } from '../../core/ports';
 import type { Result } from '../../util/result';
 
-export type { Packet, SendMessageRequest, TurnResult };
+export type { ConfirmationRequest, Packet, SendMessageRequest, TurnResult };
 
 export interface WorkerError {
   code: string;
@@ -19,12 +20,25 @@ export type WorkerResult<T> = Result<T, WorkerError>;
 /** Packets arrive in batches (one per ≤ 16 ms) so a fast stream does not flood postMessage. */
 export type PacketListener = (packets: Packet[]) => void;
 
+/** Asks the person before a risky tool call (a URL carrying chat text, an unallowed MCP tool). */
+export type ConfirmListener = (request: ConfirmationRequest) => Promise<boolean>;
+
 export interface AgentWorkerApi {
   /**
    * Runs one turn. `runId` lets the caller stop a run before its session exists. Resolves when
    * every model stopped and everything was saved.
    */
-  send(runId: string, request: SendMessageRequest, onPackets: PacketListener): Promise<WorkerResult<TurnResult>>;
+  send(
+    runId: string,
+    request: SendMessageRequest,
+    onPackets: PacketListener,
+    onConfirm?: ConfirmListener,
+  ): Promise<WorkerResult<TurnResult>>;
+  /**
+   * Marks answers left `streaming` by a closed tab as interrupted (unless a tab is still running
+   * their session). Called once at start-up; returns how many were recovered.
+   */
+  recoverInterrupted(): Promise<number>;
   /** Stops a run by run id or session id; the partial answer is kept, marked stopped. */
   stop(runIdOrSessionId: string): Promise<void>;
   /** Hits, misses and size of the worker's session cache (seed 004), for the benchmark. */

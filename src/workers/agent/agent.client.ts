@@ -1,11 +1,24 @@
 import { proxy, releaseProxy, wrap, type Remote } from 'comlink';
-import type { AgentWorkerApi, PacketListener, SendMessageRequest, TurnResult, WorkerResult } from './agent.api';
+import type {
+  AgentWorkerApi,
+  ConfirmListener,
+  PacketListener,
+  SendMessageRequest,
+  TurnResult,
+  WorkerResult,
+} from './agent.api';
 import type { ModelInfo } from '../../core/model';
 
 /** The UI side of the agent worker: one worker per tab, reached only through its contract. */
 export interface AgentClient {
-  send(runId: string, request: SendMessageRequest, onPackets: PacketListener): Promise<WorkerResult<TurnResult>>;
+  send(
+    runId: string,
+    request: SendMessageRequest,
+    onPackets: PacketListener,
+    onConfirm?: ConfirmListener,
+  ): Promise<WorkerResult<TurnResult>>;
   stop(runIdOrSessionId: string): Promise<void>;
+  recoverInterrupted(): Promise<number>;
   listModels(providerId: string): Promise<WorkerResult<ModelInfo[]>>;
   dispose(): void;
 }
@@ -14,8 +27,10 @@ export function createAgentClient(): AgentClient {
   const worker = new Worker(new URL('./agent.worker.ts', import.meta.url), { type: 'module', name: 'agent' });
   const api: Remote<AgentWorkerApi> = wrap<AgentWorkerApi>(worker);
   return {
-    send: (runId, request, onPackets) => api.send(runId, request, proxy(onPackets)),
+    send: (runId, request, onPackets, onConfirm) =>
+      api.send(runId, request, proxy(onPackets), onConfirm ? proxy(onConfirm) : undefined),
     stop: (id) => api.stop(id),
+    recoverInterrupted: () => api.recoverInterrupted(),
     listModels: (providerId) => api.listModels(providerId),
     dispose() {
       api[releaseProxy]();

@@ -5,6 +5,9 @@ import { createLlmClient } from '../../llm';
 import { openCarrelDb } from '../../storage/db';
 import type { AgentWorkerApi } from './agent.api';
 import { createAgentHost } from './agent-host';
+import { createMcpConnectionPool } from './mcp/mcp-connection-pool';
+import { loadTurnToolKit } from './mcp/turn-tools';
+import { createMemorySessionLocks, createWebSessionLocks } from './session-locks';
 
 /**
  * The agent worker: the agent loop runs here, off the UI thread, and reaches the UI only
@@ -12,6 +15,8 @@ import { createAgentHost } from './agent-host';
  * it once and a failure is reported on the call, not lost at start-up.
  */
 let hostPromise: Promise<AgentWorkerApi> | undefined;
+/** MCP connections live as long as the worker, renewed when a server's settings change. */
+const mcpPool = createMcpConnectionPool();
 
 function getHost(): Promise<AgentWorkerApi> {
   hostPromise ??= (async () => {
@@ -22,6 +27,9 @@ function getHost(): Promise<AgentWorkerApi> {
       llm: createLlmClient(),
       clock: { now: () => Date.now(), timeZone: () => Intl.DateTimeFormat().resolvedOptions().timeZone },
       ids: { newId: () => crypto.randomUUID() },
+      locks: navigator.locks ? createWebSessionLocks(navigator.locks) : createMemorySessionLocks(),
+      shouldGenerateTitles: true,
+      loadTurnTools: (deps, signal) => loadTurnToolKit({ ...deps, mcpPool }, signal),
       scheduler: {
         schedule(callback, ms) {
           const timer = setTimeout(callback, ms);
@@ -37,12 +45,15 @@ function getHost(): Promise<AgentWorkerApi> {
 }
 
 const api: AgentWorkerApi = {
-  async send(runId, request, onPackets) {
+  async send(runId, request, onPackets, onConfirm) {
     try {
-      return await (await getHost()).send(runId, request, onPackets);
+      return await (await getHost()).send(runId, request, onPackets, onConfirm);
     } catch (error) {
       return { ok: false, error: { code: 'worker_setup', message: error instanceof Error ? error.message : String(error) } };
     }
+  },
+  async recoverInterrupted() {
+    return (await getHost()).recoverInterrupted();
   },
   async sessionCacheStats() {
     return (await getHost()).sessionCacheStats();

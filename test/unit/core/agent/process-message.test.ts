@@ -1,4 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
+import { z } from 'zod';
+import type { Tool } from '../../../../src/core/agent/tools/tool';
 import { answerText } from '../../../../src/core/model';
 import { createMessageStore } from '../../../../src/storage/message.store';
 import { scripts } from '../../../fakes/scripted-llm-client';
@@ -99,6 +101,94 @@ describe('processMessage through the agent host', () => {
     const second = agent.llm.requests[1]?.messages ?? [];
     const roles = second.map((m) => m.role);
     expect(roles.slice(-2)).toEqual(['assistant', 'tool']);
+  });
+
+  it('turns the documents a tool found into citations the answer can cite by number', async () => {
+    const lookup: Tool<{ query: string }> = {
+      name: 'lookup',
+      description: 'Looks things up.',
+      usage: 'Use it to find facts.',
+      isSearch: true,
+      inputSchema: z.object({ query: z.string() }),
+      execute: ({ query }) =>
+        Promise.resolve({
+          kind: 'documents',
+          emptyNotice: 'Nothing found.',
+          documents: [
+            { title: 'Handbook', contents: `All about ${query}.`, url: 'https://example.com/handbook' },
+            { title: 'Roadmap', contents: 'Plans.' },
+          ],
+        }),
+    };
+    const agent = await TestAgent.create({ tools: [lookup] });
+    const turn = await agent
+      .script(scripts.toolCalls([{ id: 'c1', name: 'lookup', args: { query: 'leave' } }]), scripts.text('Per the handbook [1][[7]].', 1))
+      .send('What is the leave policy?');
+    const [answer] = turn.answers;
+    expect(answer && answerText(answer)).toBe('Per the handbook [1].');
+    expect(answer?.citations).toEqual([{ number: 1, title: 'Handbook', url: 'https://example.com/handbook' }]);
+    const result = answer?.steps[0]?.toolCalls[0]?.result;
+    expect(result?.content).toContain('{"document":1,"title":"Handbook"');
+    expect(result?.documents?.map((d) => d.number)).toEqual([1, 2]);
+    const order = turn.packets.map((p) => p.obj.type).filter((t) => t === 'citation' || t === 'message_delta');
+    expect(order.indexOf('citation')).toBeLessThan(order.lastIndexOf('message_delta'));
+    // The citation reminder follows a search in the second request.
+    const second = agent.llm.requests[1]?.messages.at(-1);
+    expect(JSON.stringify(second?.content)).toMatch(/cit/i);
+  });
+
+  it('answers malformed tool arguments with a tool result the model can read', async () => {
+    const lookup: Tool<{ query: string }> = {
+      name: 'lookup',
+      description: 'Looks things up.',
+      usage: 'Use it to find facts.',
+      isSearch: false,
+      inputSchema: z.object({ query: z.string() }),
+      execute: () => Promise.resolve({ kind: 'text', content: 'never', isError: false }),
+    };
+    const agent = await TestAgent.create({ tools: [lookup] });
+    const turn = await agent
+      .script(
+        scripts.toolCalls([
+          { id: 'bad-json', name: 'lookup', args: '{"query": ' },
+          { id: 'bad-type', name: 'lookup', args: { query: 42 } },
+        ]),
+        scripts.text('Done.'),
+      )
+      .send('search');
+    const calls = turn.answers[0]?.steps[0]?.toolCalls ?? [];
+    expect(calls.map((c) => c.status)).toEqual(['error', 'error']);
+    expect(calls[0]?.result?.content).toContain('not valid JSON');
+    expect(calls[1]?.result?.content).toContain('Invalid arguments for lookup: query');
+    expect(turn.answers[0]?.status).toBe('complete');
+  });
+
+  it('stops during a tool: the running tool is cancelled and recorded, no orphan call', async () => {
+    let sawAbort = false;
+    const slow: Tool<Record<string, never>> = {
+      name: 'slow',
+      description: 'Takes a long time.',
+      usage: 'Never.',
+      isSearch: false,
+      inputSchema: z.object({}),
+      execute: (_input, { signal }) =>
+        new Promise((_resolve, reject) => {
+          signal.addEventListener('abort', () => {
+            sawAbort = true;
+            reject(new Error('aborted'));
+          });
+        }),
+    };
+    const agent = await TestAgent.create({ tools: [slow] });
+    agent.tap((packet, api, runId) => {
+      if (packet.obj.type === 'tool_call_start') void api.stop(runId);
+    });
+    const turn = await agent.script(scripts.toolCalls([{ id: 's1', name: 'slow', args: {} }])).send('go slow');
+    expect(sawAbort).toBe(true);
+    const [answer] = turn.answers;
+    expect(answer?.status).toBe('stopped');
+    const calls = answer?.steps[0]?.toolCalls ?? [];
+    expect(calls.map((c) => [c.id, c.status, c.result?.isError])).toEqual([['s1', 'cancelled', true]]);
   });
 
   it('stops a runaway tool loop after six cycles, the last one offering no tools', async () => {

@@ -1,0 +1,107 @@
+import { describe, expect, it, vi } from 'vitest';
+import { cleanTitle } from '../../../../src/core/agent/generate-title';
+import { answerText } from '../../../../src/core/model';
+import { createMessageStore } from '../../../../src/storage/message.store';
+import { createSessionStore } from '../../../../src/storage/session.store';
+import { createMemorySessionLocks } from '../../../../src/workers/agent/session-locks';
+import { scripts } from '../../../fakes/scripted-llm-client';
+import { TestAgent } from '../../../fakes/test-agent';
+
+describe('the agent host', () => {
+  it('runs one turn per session: a second tab gets session_busy instead of a second run', async () => {
+    const locks = createMemorySessionLocks();
+    const first = await TestAgent.create({ locks });
+    await first.script(scripts.text('hello')).send('start');
+    const second = await TestAgent.create({ locks, db: first.db });
+
+    let busy: unknown;
+    first.tap((packet, api, runId) => {
+      if (packet.obj.type === 'message_delta' && busy === undefined) {
+        busy = 'pending';
+        void second.api
+          .send('other-tab', { sessionId: first.currentSessionId, text: 'me too', models: [{ providerId: 'test-provider', modelId: 'gpt-4o-mini' }] }, () => undefined)
+          .then(async (result) => {
+            busy = result;
+            await api.stop(runId);
+          });
+      }
+    });
+    const turn = await first.script(scripts.hangAfter('working')).send('long task');
+    expect(busy).toMatchObject({ ok: false, error: { code: 'session_busy' } });
+    expect(turn.answers[0]?.status).toBe('stopped');
+    expect(second.llm.requests).toHaveLength(0);
+    // Once the first run ended, the session is free again.
+    const after = await second.script(scripts.text('now me')).send('me too', { sessionId: first.currentSessionId });
+    expect(after.result.ok).toBe(true);
+  });
+
+  it('marks answers left streaming by a closed tab as interrupted, but not a running one', async () => {
+    const locks = createMemorySessionLocks();
+    const agent = await TestAgent.create({ locks });
+    await agent.script(scripts.text('done')).send('first');
+    const messages = createMessageStore(agent.db, agent.clock);
+    const [, answer] = await agent.chain();
+    // A tab closed mid-stream left this row behind.
+    await messages.put({ ...answer!, status: 'streaming', stopReason: undefined } as typeof answer & object);
+    const orphan = await messages.get(answer!.id);
+    expect(orphan?.role === 'assistant' && orphan.status).toBe('streaming');
+
+    const release = await locks.tryAcquire(answer!.sessionId);
+    expect(await agent.api.recoverInterrupted()).toBe(0);
+    release?.();
+    expect(await agent.api.recoverInterrupted()).toBe(1);
+    const recovered = await messages.get(answer!.id);
+    expect(recovered).toMatchObject({ status: 'interrupted', stopReason: 'interrupted' });
+    expect(recovered?.role === 'assistant' && answerText(recovered)).toBe('done');
+  });
+
+  it('answers a user message again as a sibling (regenerate / retry)', async () => {
+    const agent = await TestAgent.create();
+    const first = await agent.script(scripts.text('Answer one')).send('question');
+    const userId = first.chain[0]!.id;
+    const retry = await agent.script(scripts.text('Answer two')).send('', { retryOf: userId });
+    expect(retry.result.ok).toBe(true);
+    expect(retry.chain.map((m) => m.role)).toEqual(['user', 'assistant']);
+    expect(retry.answers[0] && answerText(retry.answers[0])).toBe('Answer two');
+    const siblings = await createMessageStore(agent.db, agent.clock).children(first.chain[0]!.sessionId, userId);
+    expect(siblings).toHaveLength(2);
+    // The retried request ends with the same question, once.
+    const sent = agent.llm.requests[1]?.messages.filter((m) => m.role === 'user' && JSON.stringify(m.content).includes('question'));
+    expect(sent).toHaveLength(1);
+  });
+
+  it('names a new chat with a short model-written title after the first answer', async () => {
+    const agent = await TestAgent.create({ shouldGenerateTitles: true });
+    const turn = await agent
+      .script(scripts.text('Paris is the capital of France.'), scripts.text('"Capital of France."'))
+      .send('What is the capital of France? I need it for a quiz tonight with friends');
+    const sessions = createSessionStore(agent.db, agent.clock);
+    await vi.waitFor(async () => {
+      const session = await sessions.get(turn.answers[0]!.sessionId);
+      expect(session?.title).toBe('Capital of France');
+    });
+    const titleRequest = agent.llm.requests[1];
+    expect(titleRequest?.tools).toEqual([]);
+    expect(JSON.stringify(titleRequest?.messages)).toContain('Paris is the capital');
+  });
+
+  it('keeps the first words of the question as the title when the title call fails', async () => {
+    const agent = await TestAgent.create({ shouldGenerateTitles: true });
+    const turn = await agent.script(scripts.text('Answer'), scripts.errorAfter('')).send('Explain quantum tunnelling simply');
+    const sessions = createSessionStore(agent.db, agent.clock);
+    await vi.waitFor(() => expect(agent.llm.requests).toHaveLength(2));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect((await sessions.get(turn.answers[0]!.sessionId))?.title).toBe('Explain quantum tunnelling simply');
+  });
+});
+
+describe('cleanTitle', () => {
+  it.each([
+    ['"Capital of France."', 'Capital of France'],
+    ['Title: Trip planning', 'Trip planning'],
+    ['**Budget review**\nExtra line', 'Budget review'],
+    ['   ', null],
+  ])('cleans %j to %j', (raw, expected) => {
+    expect(cleanTitle(raw)).toBe(expected);
+  });
+});

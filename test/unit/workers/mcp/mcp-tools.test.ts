@@ -1,0 +1,245 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { toToolDefinition } from '../../../../src/core/agent/tools/tool';
+import type { ConfirmationRequest } from '../../../../src/core/ports';
+import {
+  connectMcpServer,
+  createZodSchemaValidator,
+  testMcpServer,
+  type McpConnection,
+} from '../../../../src/workers/agent/mcp/mcp-client';
+import {
+  mcpServerConfigSchema,
+  type McpServerConfig,
+} from '../../../../src/workers/agent/mcp/mcp-server-config';
+import {
+  createMcpTools,
+  toMcpToolName,
+  toToolOutput,
+} from '../../../../src/workers/agent/mcp/mcp-tools';
+import { startMockLlm } from '../../../mock-llm/server';
+import { startMockWeb, type StartedMockWeb } from '../../../mock-llm/web/web-server';
+
+let web: StartedMockWeb;
+const open: McpConnection[] = [];
+beforeAll(async () => {
+  web = await startMockWeb();
+});
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((connection) => connection.close()));
+  web.clear();
+});
+afterAll(() => web.close());
+
+const signal = new AbortController().signal;
+
+function serverConfig(overrides: Partial<McpServerConfig> = {}): McpServerConfig {
+  return mcpServerConfigSchema.parse({
+    id: 'srv-1',
+    name: 'weather',
+    url: `${web.url}/web/mcp`,
+    headers: { Authorization: 'Bearer mcp-secret' },
+    ...overrides,
+  });
+}
+
+async function connect(config: McpServerConfig): Promise<McpConnection> {
+  const connection = await connectMcpServer(config);
+  open.push(connection);
+  return connection;
+}
+
+function recordingConfirmation(answer: boolean) {
+  const asked: ConfirmationRequest[] = [];
+  return {
+    asked,
+    requestConfirmation(request: ConfirmationRequest) {
+      asked.push(request);
+      return Promise.resolve(answer);
+    },
+  };
+}
+
+describe('MCP servers as tools', () => {
+  it('connects over Streamable HTTP with the auth header and lists the tools', async () => {
+    const connection = await connect(serverConfig());
+    expect(connection.serverName).toBe('carrel-mock-mcp');
+    expect((await connection.listTools()).map((tool) => tool.name)).toEqual([
+      'get_forecast',
+      'add',
+      'always_fails',
+    ]);
+    expect(
+      web
+        .requests()
+        .every((r) => r.method === 'OPTIONS' || r.headers.authorization === 'Bearer mcp-secret'),
+    ).toBe(true);
+  });
+
+  it('offers only the tools the agent enabled, with the server JSON Schema as parameters', async () => {
+    const connection = await connect(serverConfig());
+    const confirmation = recordingConfirmation(true);
+    const { tools } = await createMcpTools({
+      connections: [connection],
+      enabledTools: ['mcp__weather__get_forecast'],
+      confirmation,
+    });
+    expect(tools.map((tool) => tool.name)).toEqual(['mcp__weather__get_forecast']);
+    const definition = toToolDefinition(tools[0]!);
+    expect(definition.inputSchema).toMatchObject({
+      type: 'object',
+      properties: { city: { type: 'string' } },
+      required: ['city'],
+    });
+    expect(tools[0]!.inputSchema.safeParse({ days: 3 }).success).toBe(false);
+  });
+
+  it('enables every tool of a server with mcp:<server id>', async () => {
+    const connection = await connect(serverConfig());
+    const { tools } = await createMcpTools({
+      connections: [connection],
+      enabledTools: ['mcp:srv-1'],
+      confirmation: recordingConfirmation(true),
+    });
+    expect(tools).toHaveLength(3);
+  });
+
+  it('asks before running a tool the user has not allowed, then runs it', async () => {
+    const connection = await connect(serverConfig());
+    const confirmation = recordingConfirmation(true);
+    const { tools } = await createMcpTools({
+      connections: [connection],
+      enabledTools: ['mcp:srv-1'],
+      confirmation,
+    });
+    const forecast = tools.find((tool) => tool.name === 'mcp__weather__get_forecast')!;
+    const output = await forecast.execute({ city: 'Lyon', days: 2 }, { signal });
+    expect(confirmation.asked).toEqual([
+      {
+        kind: 'mcp_tool',
+        toolName: 'mcp__weather__get_forecast',
+        reason: expect.stringContaining('"get_forecast" on the MCP server "weather"') as string,
+      },
+    ]);
+    expect(output).toEqual({
+      kind: 'text',
+      content: 'Forecast for Lyon: sunny, 21 °C for 2 days.',
+      isError: false,
+    });
+    expect(web.mcpCalls()).toEqual([
+      { tool: 'get_forecast', arguments: { city: 'Lyon', days: 2 } },
+    ]);
+  });
+
+  it('does not run the tool when the user says no, and tells the model', async () => {
+    const connection = await connect(serverConfig());
+    const { tools } = await createMcpTools({
+      connections: [connection],
+      enabledTools: ['mcp:srv-1'],
+      confirmation: recordingConfirmation(false),
+    });
+    const add = tools.find((tool) => tool.name === 'mcp__weather__add')!;
+    const output = await add.execute({ a: 1, b: 2 }, { signal });
+    expect(output).toMatchObject({
+      kind: 'text',
+      isError: true,
+      content: expect.stringMatching(/did not allow/) as string,
+    });
+    expect(web.mcpCalls()).toEqual([]);
+  });
+
+  it('runs an allowed tool without asking and passes a tool error on as an error result', async () => {
+    const connection = await connect(serverConfig({ allowedTools: ['add', 'always_fails'] }));
+    const confirmation = recordingConfirmation(false);
+    const { tools } = await createMcpTools({
+      connections: [connection],
+      enabledTools: ['mcp:srv-1'],
+      confirmation,
+    });
+    expect(
+      await tools.find((t) => t.name === 'mcp__weather__add')!.execute({ a: 2, b: 3 }, { signal }),
+    ).toEqual({
+      kind: 'text',
+      content: '5',
+      isError: false,
+    });
+    expect(
+      await tools.find((t) => t.name === 'mcp__weather__always_fails')!.execute({}, { signal }),
+    ).toEqual({
+      kind: 'text',
+      content: 'The backend is down.',
+      isError: true,
+    });
+    expect(confirmation.asked).toEqual([]);
+  });
+
+  it('reports a wrong auth header through the Test button result', async () => {
+    const result = await testMcpServer(
+      serverConfig({ headers: { Authorization: 'Bearer wrong' } }),
+    );
+    expect(result.ok).toBe(false);
+    const good = await testMcpServer(serverConfig());
+    expect(good).toEqual({
+      ok: true,
+      value: { serverName: 'carrel-mock-mcp', toolNames: ['get_forecast', 'add', 'always_fails'] },
+    });
+  });
+
+  it('refuses a server URL with credentials or a non-http scheme in the settings', () => {
+    expect(
+      mcpServerConfigSchema.safeParse({ id: 'x', name: 'x', url: 'https://u:p@mcp.example/mcp' })
+        .success,
+    ).toBe(false);
+    expect(
+      mcpServerConfigSchema.safeParse({ id: 'x', name: 'x', url: 'ws://mcp.example/mcp' }).success,
+    ).toBe(false);
+    expect(
+      mcpServerConfigSchema.safeParse({ id: 'x', name: 'x', url: 'http://localhost:3001/mcp' })
+        .success,
+    ).toBe(true);
+  });
+
+  it('names tools within the providers limits', () => {
+    expect(toMcpToolName('My Server!', 'get.items/v2')).toBe('mcp__My_Server__get_items_v2');
+    expect(toMcpToolName('s', 'x'.repeat(100))).toHaveLength(64);
+  });
+
+  it('caps a huge result and describes content it cannot show', () => {
+    const output = toToolOutput({
+      content: [
+        { type: 'text', text: 'a'.repeat(40_000) },
+        { type: 'image', mimeType: 'image/png' },
+      ],
+      isError: false,
+    });
+    expect(output.kind === 'text' && output.content.length).toBeLessThan(30_100);
+    expect(
+      toToolOutput({ content: [{ type: 'image', mimeType: 'image/png' }], isError: false }),
+    ).toMatchObject({
+      content: '[image (image/png) not shown]',
+    });
+    expect(
+      toToolOutput({ content: [], structuredContent: { t: 21 }, isError: false }),
+    ).toMatchObject({ content: '{"t":21}' });
+  });
+
+  it('is served by the mock LLM server too, under /web/mcp', async () => {
+    const mock = await startMockLlm();
+    try {
+      const result = await testMcpServer(serverConfig({ url: `${mock.url}/web/mcp` }));
+      expect(result.ok && result.value.toolNames).toEqual(['get_forecast', 'add', 'always_fails']);
+      expect(mock.web.requests().some((request) => request.path === '/web/mcp')).toBe(true);
+    } finally {
+      await mock.close();
+    }
+  });
+
+  it('validates tool output schemas with zod, without the eval the CSP forbids', () => {
+    const validate = createZodSchemaValidator().getValidator<{ t: number }>({
+      type: 'object',
+      properties: { t: { type: 'number' } },
+      required: ['t'],
+    });
+    expect(validate({ t: 21 })).toEqual({ valid: true, data: { t: 21 }, errorMessage: undefined });
+    expect(validate({ t: 'warm' }).valid).toBe(false);
+  });
+});
