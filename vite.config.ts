@@ -1,8 +1,151 @@
 import { svelte } from '@sveltejs/vite-plugin-svelte';
-import { defineConfig } from 'vite';
+import { defineConfig, type Plugin } from 'vite';
+import { VitePWA, type VitePWAOptions } from 'vite-plugin-pwa';
+
+// The PWA and security-header settings live here rather than in imported files: Vite's coming
+// native config loader cannot import extensionless TypeScript, and tsconfig forbids `.ts` imports.
+
+// ── Security headers ─────────────────────────────────────────────────────────────────────────
+
+/**
+ * The production Content-Security-Policy, one directive per line so a review sees each grant.
+ * - script-src: no inline scripts and no eval; 'wasm-unsafe-eval' only lets ONNX Runtime compile
+ *   WebAssembly.
+ * - style-src 'unsafe-inline': Svelte transitions and KaTeX write `style` attributes; styles cannot
+ *   run code, so this does not weaken script-src.
+ * - img-src has no remote origins, so a rendered answer cannot leak data through an image URL.
+ * - connect-src stays wide because the user picks the provider (any https origin, or a local
+ *   server on localhost/127.0.0.1).
+ */
+export const CSP_DIRECTIVES: readonly string[] = [
+  "default-src 'self'",
+  "script-src 'self' 'wasm-unsafe-eval'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "frame-ancestors 'none'",
+  "img-src 'self' data: blob:",
+  "worker-src 'self' blob:",
+  "style-src 'self' 'unsafe-inline'",
+  "connect-src 'self' https: http://localhost:* http://127.0.0.1:*",
+  "font-src 'self' data:",
+];
+
+export const CONTENT_SECURITY_POLICY = CSP_DIRECTIVES.join('; ');
+
+/**
+ * Headers every Carrel host must send. COOP + COEP make the page cross-origin isolated so ONNX
+ * Runtime may use SharedArrayBuffer threads; COEP `credentialless` (not `require-corp`) keeps
+ * cross-origin provider calls working, since CORS requests are unaffected and no provider has to
+ * send Cross-Origin-Resource-Policy.
+ */
+export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
+  'Content-Security-Policy': CONTENT_SECURITY_POLICY,
+  'Cross-Origin-Opener-Policy': 'same-origin',
+  'Cross-Origin-Embedder-Policy': 'credentialless',
+  'X-Content-Type-Options': 'nosniff',
+};
+
+/** Netlify / Cloudflare Pages `_headers` format: a path pattern, then indented `Name: value` lines. */
+export function renderHeadersFile(
+  headers: Readonly<Record<string, string>> = SECURITY_HEADERS,
+): string {
+  const lines = Object.entries(headers).map(([name, value]) => `  ${name}: ${value}`);
+  return ['/*', ...lines, ''].join('\n');
+}
+
+/**
+ * Serves SECURITY_HEADERS from `vite` (dev) and `vite preview`, and writes `_headers` next to the
+ * built files so a static host can serve the same policy (see docs/hosting.md).
+ */
+export function serveSecurityHeaders(): Plugin {
+  return {
+    name: 'carrel:security-headers',
+    config: () => ({
+      server: { headers: { ...SECURITY_HEADERS } },
+      preview: { headers: { ...SECURITY_HEADERS } },
+    }),
+    generateBundle() {
+      this.emitFile({ type: 'asset', fileName: '_headers', source: renderHeadersFile() });
+    },
+  };
+}
+
+// ── Progressive web app ──────────────────────────────────────────────────────────────────────
+
+/**
+ * Largest single file the service worker precaches. ONNX Runtime's WebAssembly builds and the
+ * biggest gpt-tokenizer rank chunks are several MB each; Workbox's 2 MiB default would silently
+ * leave them out and embeddings or token counts would then fail offline.
+ */
+export const MAX_PRECACHE_FILE_BYTES = 48 * 1024 * 1024;
+
+/** What the build emits that the app may load later: the shell, lazy chunks, workers, WASM, icons. */
+export const PRECACHE_GLOB_PATTERNS: readonly string[] = [
+  '**/*.{html,js,mjs,css,wasm,json,webmanifest,svg,png,ico,woff,woff2,txt}',
+];
+
+export const THEME_COLOUR = '#1f2933';
+export const BACKGROUND_COLOUR = '#14181d';
+
+/**
+ * vite-plugin-pwa options. Deliberately no `runtimeCaching`: the service worker answers only
+ * precached same-origin URLs (and navigations with index.html); every other request, including
+ * every provider call and anything carrying an Authorization / x-api-key / x-goog-api-key header,
+ * goes to the network untouched and is never stored.
+ */
+export function createPwaOptions(): Partial<VitePWAOptions> {
+  return {
+    strategies: 'generateSW',
+    // A new version waits until the person accepts the prompt (src/pwa/update-prompt.ts).
+    registerType: 'prompt',
+    // src/pwa registers through `virtual:pwa-register`; an injected inline script would break the CSP.
+    injectRegister: false,
+    manifest: {
+      id: '/',
+      name: 'Carrel',
+      short_name: 'Carrel',
+      description:
+        'A local-first LLM workspace. Your chats, projects and files stay in your browser.',
+      lang: 'en',
+      start_url: '/',
+      scope: '/',
+      display: 'standalone',
+      theme_color: THEME_COLOUR,
+      background_color: BACKGROUND_COLOUR,
+      categories: ['productivity', 'utilities'],
+      icons: [
+        { src: 'icon-192.png', sizes: '192x192', type: 'image/png', purpose: 'any' },
+        { src: 'icon-512.png', sizes: '512x512', type: 'image/png', purpose: 'any' },
+        { src: 'icon-maskable-512.png', sizes: '512x512', type: 'image/png', purpose: 'maskable' },
+      ],
+      shortcuts: [
+        {
+          name: 'New chat',
+          short_name: 'New chat',
+          url: '/#/',
+          icons: [{ src: 'icon-192.png', sizes: '192x192', type: 'image/png' }],
+        },
+      ],
+    },
+    workbox: {
+      globPatterns: [...PRECACHE_GLOB_PATTERNS],
+      globIgnores: ['**/*.map', '**/_headers'],
+      maximumFileSizeToCacheInBytes: MAX_PRECACHE_FILE_BYTES,
+      navigateFallback: 'index.html',
+      cleanupOutdatedCaches: true,
+      // Never skip waiting on its own: that would swap code under a running generation.
+      skipWaiting: false,
+      // Only takes effect on the first install (no old version to protect) or after the person
+      // accepted an update, when every tab reloads onto the new version anyway.
+      clientsClaim: true,
+      sourcemap: false,
+    },
+    devOptions: { enabled: false },
+  };
+}
 
 export default defineConfig({
-  plugins: [svelte()],
+  plugins: [svelte(), VitePWA(createPwaOptions()), serveSecurityHeaders()],
   worker: { format: 'es' },
   build: {
     target: 'es2022',

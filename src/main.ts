@@ -1,5 +1,8 @@
+// First: configures libraries before any of them can probe eval() under the CSP.
+import './pwa/strict-csp';
 import { mount } from 'svelte';
 import App from './app/App.svelte';
+import PwaControls from './app/components/pwa/PwaControls.svelte';
 import './app/app.css';
 import { ChatSessionState } from './state/chat-session.svelte';
 import { ProvidersState } from './state/providers.svelte';
@@ -11,6 +14,7 @@ import { createMessageStore } from './storage/message.store';
 import { createProviderStore } from './storage/provider.store';
 import { createSessionStore } from './storage/session.store';
 import { createAgentClient } from './workers/agent/agent.client';
+import { startPwa } from './pwa/start-pwa';
 
 /** Composition root: builds stores and worker clients, then mounts the app. */
 async function start(): Promise<void> {
@@ -45,6 +49,9 @@ async function start(): Promise<void> {
     .then((recovered) => (recovered > 0 ? chat.reload() : undefined))
     .catch((error: unknown) => console.error('Could not check for interrupted answers:', error));
   mount(App, { target, props: { context: { router, chat, providers, sessions } } });
+  // Service worker, update prompt, install button and offline indicator (src/pwa, issue 10).
+  const pwa = startPwa({ isGenerationRunning: () => chat.isRunning });
+  mount(PwaControls, { target: document.body, props: { pwa } });
 }
 
 start().catch((error: unknown) => {

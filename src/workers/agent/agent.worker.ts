@@ -1,4 +1,6 @@
 /// <reference lib="webworker" />
+// First: configures zod for the strict CSP and logs violations (src/pwa, issue 10).
+import '../../pwa/strict-csp';
 import { expose } from 'comlink';
 import { createTokenCounter } from '../../core/tokens';
 import { createLlmClient } from '../../llm';
