@@ -131,6 +131,11 @@ export class ChatSessionState {
     const onPackets = (packets: Packet[]): void => {
       for (const packet of packets) {
         if (packet.obj.type === 'message_start') {
+          if (createdSessionId === null && this.session === null) {
+            // A new chat exists from its first packet on: its address can be bookmarked or reopened.
+            createdSessionId = packet.obj.sessionId as SessionId;
+            this.deps.onSessionCreated(createdSessionId);
+          }
           createdSessionId ??= packet.obj.sessionId as SessionId;
           const label = models[packet.placement.modelIndex]?.modelId ?? '';
           this.liveAnswers.push(createLiveAnswer(packet.obj.assistantMessageId, packet.placement.modelIndex, label));
@@ -145,9 +150,10 @@ export class ChatSessionState {
     let loaded: Awaited<ReturnType<ChatSessionState['load']>> | undefined;
     let isNew = false;
     try {
+      // Structured clone cannot copy reactive proxies: send plain data across to the worker.
       const result = await this.deps.agent.send(
         runId,
-        { sessionId: this.session?.id ?? null, ...request },
+        $state.snapshot({ sessionId: this.session?.id ?? null, ...request }),
         onPackets,
         this.confirm,
       );

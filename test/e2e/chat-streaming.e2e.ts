@@ -19,7 +19,11 @@ test.describe('one chat, end to end', () => {
     llm,
   }) => {
     const reply = 'Hello! I am the mock model, streaming this answer a few characters at a time.';
-    llm.setScenario({ kind: 'text', text: reply, chunkSize: 4, tokensPerSecond: 25 });
+    llm.queueScenarios(
+      { kind: 'text', text: reply, chunkSize: 4, tokensPerSecond: 25 },
+      // After the first answer the same model is asked for a short title.
+      { kind: 'text', text: 'Greeting the mock model' },
+    );
 
     await chat.newChat();
     await chat.send('hello');
@@ -40,10 +44,11 @@ test.describe('one chat, end to end', () => {
     expect(body.messages.at(-1)).toEqual({ role: 'user', content: 'hello' });
 
     await expect(page).toHaveURL(/#\/chat\/.+/);
-    await expect(chat.sessionLinks()).toHaveText(['hello']);
+    await expect(chat.sessionLinks()).toHaveText(['Greeting the mock model']);
 
     await page.reload();
     await expect(chat.userMessages()).toHaveText(['hello']);
+    await expect(chat.sessionLinks()).toHaveText(['Greeting the mock model']);
     await expect(chat.lastAnswer()).toContainText(reply);
     await expect(chat.lastAnswer()).toHaveAttribute('data-status', 'complete');
   });
