@@ -9,6 +9,8 @@ import { ProvidersState } from './state/providers.svelte';
 import { RouterState } from './state/router.svelte';
 import { SessionsState } from './state/sessions.svelte';
 import { openCarrelDb } from './storage/db';
+import DatabaseBanner from './app/components/storage/DatabaseBanner.svelte';
+import { DatabaseStatus } from './state/database-status.svelte';
 import { observe } from './storage/observe';
 import { createMessageStore } from './storage/message.store';
 import { createProviderStore } from './storage/provider.store';
@@ -23,12 +25,13 @@ async function start(): Promise<void> {
   const clock = { now: () => Date.now(), timeZone: () => Intl.DateTimeFormat().resolvedOptions().timeZone };
   const newId = (): string => crypto.randomUUID();
 
+  const databaseStatus = new DatabaseStatus();
   const db = await openCarrelDb('carrel', {
-    onVersionChange: () => {
-      // A newer Carrel opened in another tab; this connection is closed.
-      window.alert('Carrel was updated in another tab. Reload this tab to keep working.');
-    },
+    // A newer Carrel opened in another tab: this connection is closed; ask for a reload.
+    onVersionChange: () => databaseStatus.markOutdated(),
+    onBlocked: () => databaseStatus.markBlocked(),
   });
+  mount(DatabaseBanner, { target: document.body, props: { status: databaseStatus } });
   const sessionStore = createSessionStore(db, clock);
   const messageStore = createMessageStore(db, clock);
   const agent = createAgentClient();

@@ -1,0 +1,50 @@
+import { expect, test } from './fixtures';
+
+test.describe('the local database', () => {
+  test.beforeEach(async ({ settings, llm, chat }) => {
+    await settings.open();
+    await settings.addProvider({ name: 'Mock', baseUrl: `${llm.url}/v1`, apiKey: 'sk-db-e2e', model: 'gpt-4o-mini' });
+    llm.queueScenarios({ kind: 'text', text: 'Stored answer.' }, { kind: 'text', text: 'Stored chat' });
+    await chat.newChat();
+    await chat.send('remember this');
+    await expect(chat.lastAnswer()).toHaveAttribute('data-status', 'complete');
+  });
+
+  test('a newer schema opened in another tab shows a reload prompt here and loses nothing', async ({
+    page,
+    context,
+    chat,
+  }) => {
+    const other = await context.newPage();
+    await other.goto('/#/settings');
+    // What a newer Carrel does on start: open the database at a higher version.
+    const upgraded = await other.evaluate(
+      () =>
+        new Promise<string>((resolve) => {
+          const probe = indexedDB.open('carrel');
+          probe.onsuccess = () => {
+            const next = probe.result.version + 10;
+            probe.result.close();
+            const request = indexedDB.open('carrel', next);
+            request.onupgradeneeded = () => request.result.createObjectStore('futureTable');
+            request.onblocked = () => resolve('blocked');
+            request.onsuccess = () => {
+              request.result.close();
+              resolve('upgraded');
+            };
+            request.onerror = () => resolve(`error: ${String(request.error)}`);
+          };
+        }),
+    );
+    // Both of this tab's connections (window and agent worker) closed, so nothing blocked it.
+    expect(upgraded).toBe('upgraded');
+    const banner = page.getByTestId('database-outdated');
+    await expect(banner).toBeVisible();
+    await expect(banner).toContainText('Reload this tab');
+
+    await banner.getByRole('button', { name: 'Reload' }).click();
+    await expect(chat.userMessages()).toHaveText(['remember this']);
+    await expect(chat.lastAnswer()).toContainText('Stored answer.');
+    await other.close();
+  });
+});
