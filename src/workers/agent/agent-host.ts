@@ -5,7 +5,7 @@ import type { Tool } from '../../core/agent/tools/tool';
 import { assembleContext, decideProjectMode, renderNumberedDocuments } from '../../core/context';
 import type { ContextTool } from '../../core/context/types';
 import type { toToolDefinition } from '../../core/agent/tools/tool';
-import type { Clock, ConfirmationPort, Ids, LlmClient, Scheduler, SettingsStore, TokenCounter } from '../../core/ports';
+import type { Clock, ConfirmationPort, Embedder, Ids, LlmClient, Scheduler, SettingsStore, TokenCounter } from '../../core/ports';
 import type { Citation, MessageId, ProviderConfig, SessionId } from '../../core/model';
 import { LlmRequestError } from '../../llm/errors';
 import { resolveModelInfo } from '../../llm/model-catalog';
@@ -21,6 +21,10 @@ import type {
   WorkerResult,
 } from './agent.api';
 import type { TurnToolKit } from './mcp/turn-tools';
+import { selectProjectTools } from '../../core/agent/tools/project-tools';
+import { createProjectSearch } from '../embedding/project-search';
+import { loadProjectFiles } from '../ingest/load-project-files';
+import { createProjectFileReader } from '../ingest/project-file-reader';
 import type { SessionLocks } from './session-locks';
 import { createPacketBatcher } from './packet-batcher';
 
@@ -39,6 +43,8 @@ export interface AgentHostDeps {
   scheduler: Scheduler;
   /** Tools on offer in every turn (read_file, search, web and MCP tools plug in here). */
   tools?: Tool[];
+  /** The query embedder for project search; null (keyword search only) without a model. */
+  loadQueryEmbedder?: () => Promise<Embedder | null>;
   /** One run per session across tabs; Web Locks in the browser. */
   locks: SessionLocks;
   /** Ask the model for a title after the first answer (off in most tests). */
@@ -64,7 +70,31 @@ const INTERRUPTED_ERROR = { code: 'interrupted', message: 'The answer was cut of
  * it can be driven directly; agent.worker.ts only exposes it.
  */
 export function createAgentHost(host: AgentHostDeps): AgentWorkerApi {
-  const { sessions, messages, providers, agents, projects, settings } = createStores(host.db, host.clock, host.ids);
+  const { sessions, messages, providers, agents, projects, settings, files, chunks } = createStores(
+    host.db,
+    host.clock,
+    host.ids,
+  );
+  const projectSearch = createProjectSearch({
+    files,
+    chunks,
+    loadEmbedder: host.loadQueryEmbedder ?? (() => Promise.resolve(null)),
+  });
+  const fileReader = createProjectFileReader(files);
+
+  /** Every tool one model's turn offers: the host's own, the project's, web and MCP. */
+  function collectTools(args: AssemblerArgs, kit: TurnToolKit | undefined): Tool[] {
+    if (!args.model.hasTools) return [];
+    // read_file only makes sense when there are files: a project, or attachments in the chain.
+    const hasFiles =
+      args.project !== null || args.chain.some((m) => m.role === 'user' && m.attachments.length > 0);
+    const mode = args.project ? decideProjectMode(args.projectFiles, args.model) : null;
+    const projectTools = hasFiles
+      ? selectProjectTools({ projectId: args.project?.id ?? null, mode, search: projectSearch, reader: fileReader })
+      : [];
+    const turnTools = kit ? kit.createTools({ agent: args.agent, chain: args.chain }) : [];
+    return [...(host.tools ?? []), ...projectTools, ...turnTools];
+  }
   const chainCache = createSessionCache({
     getSession: (id) => sessions.get(id),
     loadChain: (leafId) => messages.loadChain(leafId),
@@ -91,7 +121,7 @@ export function createAgentHost(host: AgentHostDeps): AgentWorkerApi {
     },
     rememberChain: (session, chain) => chainCache.prime(session, chain),
     // Project files come with the RAG issue; a session without a project has none.
-    loadProjectFiles: () => Promise.resolve([]),
+    loadProjectFiles: (project) => loadProjectFiles(files, project.id),
     resolveModel: (provider: ProviderConfig, modelId: string) => resolveModelInfo(provider, modelId),
     renderDocuments: (documents) => renderNumberedDocuments(documents),
   } satisfies Omit<AgentDeps, 'prepareContext'>;
@@ -119,8 +149,7 @@ export function createAgentHost(host: AgentHostDeps): AgentWorkerApi {
       const deps: AgentDeps = {
         ...baseDeps,
         prepareContext: (args) => {
-          const turnTools = kit && args.model.hasTools ? kit.createTools({ agent: args.agent, chain: args.chain }) : [];
-          return prepareContext(args, systemPromptOverride, host, [...(host.tools ?? []), ...turnTools]);
+          return prepareContext(args, systemPromptOverride, host, collectTools(args, kit));
         },
       };
       const value = await processMessage(

@@ -6,6 +6,9 @@ import { createTokenCounter } from '../../core/tokens';
 import { createLlmClient } from '../../llm';
 import { openCarrelDb } from '../../storage/db';
 import type { AgentWorkerApi } from './agent.api';
+import { createSettingsStore } from '../../storage/settings.store';
+import { ORT_WASM_PATHS } from '../embedding/ort-wasm-paths';
+import { createQueryEmbedderLoader } from '../embedding/query-embedder';
 import { createAgentHost } from './agent-host';
 import { createMcpConnectionPool } from './mcp/mcp-connection-pool';
 import { loadTurnToolKit } from './mcp/turn-tools';
@@ -17,6 +20,7 @@ import { createMemorySessionLocks, createWebSessionLocks } from './session-locks
  * it once and a failure is reported on the call, not lost at start-up.
  */
 let hostPromise: Promise<AgentWorkerApi> | undefined;
+const clock = { now: () => Date.now(), timeZone: () => Intl.DateTimeFormat().resolvedOptions().timeZone };
 /** MCP connections live as long as the worker, renewed when a server's settings change. */
 const mcpPool = createMcpConnectionPool();
 
@@ -24,10 +28,12 @@ function getHost(): Promise<AgentWorkerApi> {
   hostPromise ??= (async () => {
     const [db, tokens] = await Promise.all([openCarrelDb(), createTokenCounter()]);
     return createAgentHost({
+      // Project search embeds queries with the user's model, from files the app serves itself.
+      loadQueryEmbedder: createQueryEmbedderLoader(createSettingsStore(db, clock), { wasmPaths: ORT_WASM_PATHS }),
       db,
       tokens,
       llm: createLlmClient(),
-      clock: { now: () => Date.now(), timeZone: () => Intl.DateTimeFormat().resolvedOptions().timeZone },
+      clock,
       ids: { newId: () => crypto.randomUUID() },
       locks: navigator.locks ? createWebSessionLocks(navigator.locks) : createMemorySessionLocks(),
       shouldGenerateTitles: true,

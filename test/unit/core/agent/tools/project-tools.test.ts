@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { selectProjectTools } from '../../../../../src/core/agent/tools/project-tools';
 import { createEmitter } from '../../../../../src/core/agent/emitter';
 import { executeToolCalls } from '../../../../../src/core/agent/execute-tool-calls';
 import { StateContainer } from '../../../../../src/core/agent/state-container';
@@ -209,7 +210,7 @@ describe('read_file', () => {
 
 describe('selectProjectTools', () => {
   it('offers search_project and read_file in search mode, read_file alone otherwise', async () => {
-    const { stores } = await createRagStores();
+    const stores = await createRagStores();
     const search = createProjectSearch({ ...stores, loadEmbedder: () => Promise.resolve(null) });
     const reader = createProjectFileReader(stores.files);
     const names = (mode: 'inline' | 'search' | null, projectId: typeof PROJECT | null = PROJECT) =>

@@ -1,0 +1,18 @@
+import type { RankedId } from './bm25-index';
+
+/** The usual RRF constant: damps the difference between the very first ranks. */
+export const RRF_K = 60;
+
+/**
+ * Reciprocal rank fusion: each list adds 1 / (k + rank) to an id, so lists with incomparable
+ * scores (BM25, cosine) combine by rank alone. Ties keep the order of first appearance.
+ */
+export function fuseRankings(rankings: ReadonlyArray<readonly RankedId[]>, k = RRF_K): RankedId[] {
+  const scores = new Map<string, number>();
+  for (const ranking of rankings) {
+    ranking.forEach((entry, index) => {
+      scores.set(entry.id, (scores.get(entry.id) ?? 0) + 1 / (k + index + 1));
+    });
+  }
+  return [...scores].map(([id, score]) => ({ id, score })).sort((a, b) => b.score - a.score);
+}

@@ -1,0 +1,149 @@
+import type { FileId, ProjectId } from '../../core/model';
+import type { ChunkStore, Embedder, FileStore } from '../../core/ports';
+import type { WorkerError } from '../agent/agent.api';
+import { embedFileChunks, embedProjectChunks, needsEmbedding } from './embed-chunks';
+import type { EmbeddingProgressListener, EmbeddingWorkerApi } from './embedding.api';
+import {
+  embeddingModelKey,
+  embeddingSettingsSchema,
+  type EmbeddingSettings,
+} from './embedding-models';
+import { importModelFiles, isModelCached } from './model-cache';
+import type { ModelLoadProgress } from './transformers-embedder';
+
+export interface EmbeddingHostDeps {
+  files: FileStore;
+  chunks: ChunkStore;
+  /** Loads a model; the worker passes createTransformersEmbedder with the app's WASM paths. */
+  loadEmbedder(
+    settings: EmbeddingSettings,
+    onProgress: (progress: ModelLoadProgress) => void,
+  ): Promise<Embedder>;
+}
+
+/**
+ * The embedding worker's API over the stores, free of Comlink so tests drive it directly.
+ * One model is kept loaded; asking for another replaces it.
+ */
+export function createEmbeddingHost(deps: EmbeddingHostDeps): EmbeddingWorkerApi {
+  const jobs = new Map<string, AbortController>();
+  let loaded: { key: string; embedder: Promise<Embedder> } | null = null;
+
+  function getEmbedder(
+    settings: EmbeddingSettings,
+    onProgress: EmbeddingProgressListener,
+  ): Promise<Embedder> {
+    const key = `${embeddingModelKey(settings)}|${JSON.stringify(settings.source)}|${settings.canDownload}`;
+    if (loaded?.key !== key) {
+      const embedder = deps.loadEmbedder(settings, (progress) =>
+        onProgress({ kind: 'model', progress }),
+      );
+      loaded = { key, embedder };
+      embedder.catch(() => {
+        if (loaded?.embedder === embedder) loaded = null;
+      });
+    }
+    return loaded.embedder;
+  }
+
+  async function runJob<T>(
+    jobId: string,
+    rawSettings: EmbeddingSettings,
+    onProgress: EmbeddingProgressListener,
+    work: (embedder: Embedder, signal: AbortSignal) => Promise<T>,
+  ) {
+    const parsed = embeddingSettingsSchema.safeParse(rawSettings);
+    if (!parsed.success)
+      return failure('invalid_settings', `Invalid embedding settings: ${parsed.error.message}`);
+    const controller = new AbortController();
+    jobs.set(jobId, controller);
+    try {
+      let embedder: Embedder;
+      try {
+        embedder = await getEmbedder(parsed.data, onProgress);
+      } catch (error) {
+        return failure('model_unavailable', describeLoadError(parsed.data, error));
+      }
+      return { ok: true as const, value: await work(embedder, controller.signal) };
+    } catch (error) {
+      if (controller.signal.aborted)
+        return failure('cancelled', 'Embedding was cancelled; what was embedded so far is kept.');
+      return failure('embedding_failed', error instanceof Error ? error.message : String(error));
+    } finally {
+      jobs.delete(jobId);
+    }
+  }
+
+  return {
+    embedProject: (jobId, projectId, settings, onProgress) =>
+      runJob(jobId, settings, onProgress, (embedder, signal) =>
+        embedProjectChunks(
+          projectId as ProjectId,
+          embedder,
+          deps,
+          (progress) => onProgress({ kind: 'chunks', ...progress }),
+          signal,
+        ),
+      ),
+    embedFile: (jobId, fileId, settings, onProgress) =>
+      runJob(jobId, settings, onProgress, (embedder, signal) =>
+        embedFileChunks(
+          fileId as FileId,
+          embedder,
+          deps.chunks,
+          (progress) => onProgress({ kind: 'chunks', ...progress }),
+          signal,
+        ),
+      ),
+    embedQueries: (queries, settings) =>
+      runJob(
+        `queries-${queries.join('\u0000')}`,
+        settings,
+        () => undefined,
+        (embedder, signal) => embedder.embed(queries, 'query', signal),
+      ),
+    prepareModel: (jobId, settings, onProgress) =>
+      runJob(jobId, settings, onProgress, (embedder) =>
+        Promise.resolve({ modelKey: embedder.modelId }),
+      ),
+    async importModelFolder(modelId, files, isQuantized) {
+      try {
+        return {
+          ok: true,
+          value: { fileCount: await importModelFiles(modelId, files, isQuantized) },
+        };
+      } catch (error) {
+        return failure('import_failed', error instanceof Error ? error.message : String(error));
+      }
+    },
+    async countEmbedded(projectId, settings) {
+      const key = embeddingModelKey(settings);
+      const chunks = await deps.chunks.listByProject(projectId as ProjectId);
+      return {
+        embedded: chunks.filter((chunk) => !needsEmbedding(chunk, key)).length,
+        total: chunks.length,
+      };
+    },
+    async isModelAvailable(settings) {
+      if (settings.canDownload && settings.source.kind === 'hub') return true;
+      if (settings.source.kind === 'self_hosted') return true;
+      return isModelCached(settings.modelId, settings.isQuantized);
+    },
+    cancel(jobId) {
+      jobs.get(jobId)?.abort();
+      return Promise.resolve();
+    },
+  };
+}
+
+function failure(code: string, message: string): { ok: false; error: WorkerError } {
+  return { ok: false, error: { code, message } };
+}
+
+function describeLoadError(settings: EmbeddingSettings, error: unknown): string {
+  const reason = error instanceof Error ? error.message : String(error);
+  const hint = settings.canDownload
+    ? ''
+    : ' Downloads are switched off: import the model from a folder, use a self-hosted path, or allow downloads.';
+  return `The embedding model ${settings.modelId} could not be loaded (${reason}).${hint}`;
+}

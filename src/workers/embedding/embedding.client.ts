@@ -1,0 +1,94 @@
+import { proxy, releaseProxy, wrap, type Remote } from 'comlink';
+import type {
+  EmbeddingProgressListener,
+  EmbeddingSettings,
+  EmbeddingWorkerApi,
+  ModelFile,
+  WorkerResult,
+} from './embedding.api';
+
+export type {
+  EmbeddingProgress,
+  EmbeddingProgressListener,
+  EmbeddingSettings,
+  ModelFile,
+} from './embedding.api';
+export {
+  DEFAULT_EMBEDDING_MODEL_ID,
+  DEFAULT_EMBEDDING_SETTINGS,
+  EMBEDDING_MODELS,
+  EMBEDDING_SETTINGS_KEY,
+  embeddingModelKey,
+  embeddingSettingsSchema,
+  readEmbeddingSettings,
+} from './embedding-models';
+
+/** A running job: its promise, and a cancel that keeps what was saved so far. */
+export interface EmbeddingJob<T> {
+  result: Promise<WorkerResult<T>>;
+  cancel(): void;
+}
+
+/** The UI side of the embedding worker. */
+export interface EmbeddingClient {
+  embedProject(
+    projectId: string,
+    settings: EmbeddingSettings,
+    onProgress: EmbeddingProgressListener,
+  ): EmbeddingJob<{ embedded: number; total: number }>;
+  embedFile(
+    fileId: string,
+    settings: EmbeddingSettings,
+    onProgress: EmbeddingProgressListener,
+  ): EmbeddingJob<{ embedded: number; total: number }>;
+  prepareModel(
+    settings: EmbeddingSettings,
+    onProgress: EmbeddingProgressListener,
+  ): EmbeddingJob<{ modelKey: string }>;
+  embedQueries(
+    queries: string[],
+    settings: EmbeddingSettings,
+  ): Promise<WorkerResult<Float32Array[]>>;
+  /** `files` from an `<input type="file" webkitdirectory>`: path is `webkitRelativePath`. */
+  importModelFolder(
+    modelId: string,
+    files: ModelFile[],
+    isQuantized: boolean,
+  ): Promise<WorkerResult<{ fileCount: number }>>;
+  countEmbedded(
+    projectId: string,
+    settings: EmbeddingSettings,
+  ): Promise<{ embedded: number; total: number }>;
+  isModelAvailable(settings: EmbeddingSettings): Promise<boolean>;
+  dispose(): void;
+}
+
+export function createEmbeddingClient(): EmbeddingClient {
+  const worker = new Worker(new URL('./embedding.worker.ts', import.meta.url), {
+    type: 'module',
+    name: 'embedding',
+  });
+  const api: Remote<EmbeddingWorkerApi> = wrap<EmbeddingWorkerApi>(worker);
+  let jobCounter = 0;
+  const startJob = <T>(run: (jobId: string) => Promise<WorkerResult<T>>): EmbeddingJob<T> => {
+    const jobId = `embedding-${++jobCounter}`;
+    return { result: run(jobId), cancel: () => void api.cancel(jobId) };
+  };
+  return {
+    embedProject: (projectId, settings, onProgress) =>
+      startJob((jobId) => api.embedProject(jobId, projectId, settings, proxy(onProgress))),
+    embedFile: (fileId, settings, onProgress) =>
+      startJob((jobId) => api.embedFile(jobId, fileId, settings, proxy(onProgress))),
+    prepareModel: (settings, onProgress) =>
+      startJob((jobId) => api.prepareModel(jobId, settings, proxy(onProgress))),
+    embedQueries: (queries, settings) => api.embedQueries(queries, settings),
+    importModelFolder: (modelId, files, isQuantized) =>
+      api.importModelFolder(modelId, files, isQuantized),
+    countEmbedded: (projectId, settings) => api.countEmbedded(projectId, settings),
+    isModelAvailable: (settings) => api.isModelAvailable(settings),
+    dispose() {
+      api[releaseProxy]();
+      worker.terminate();
+    },
+  };
+}

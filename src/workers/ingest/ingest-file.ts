@@ -1,0 +1,235 @@
+/**
+ * One file's way into a project: hash → (duplicate?) → extract → count tokens → chunk → save.
+ * Embedding follows in the embedding worker (embedFile) once the chunks are saved. Files that
+ * cannot be read are kept and marked (`no_text`, `error`) so the context engine can say so;
+ * unsupported or oversized files are refused before anything is stored.
+ */
+import { asFileId, type FileId, type FileStatus, type ProjectId } from '../../core/model';
+import type {
+  ChunkStore,
+  Clock,
+  FileStore,
+  Ids,
+  StoredFile,
+  TextChunk,
+  TokenCounter,
+} from '../../core/ports';
+import { chunkText, formatChunkLocation } from '../../core/rag';
+import { estimateOpenAiImageTokens } from '../../core/tokens';
+import { chunkKindOf, detectFileType } from './detect-file-type';
+import { extractFile, MAX_FILE_BYTES } from './extract-file';
+import {
+  IngestError,
+  isIngestError,
+  throwIfCancelled,
+  type IngestErrorCode,
+} from './ingest-errors';
+
+export type IngestStage = 'hash' | 'extract' | 'count' | 'chunk' | 'done' | 'failed';
+
+export interface IngestProgress {
+  /** The client's key for this file (its position in the batch). */
+  key: string;
+  name: string;
+  stage: IngestStage;
+  /** 0–1 over the whole ingest of this file. */
+  fraction: number;
+  fileId?: FileId;
+}
+
+export interface IngestFileRequest {
+  key: string;
+  projectId: ProjectId | null;
+  name: string;
+  mimeType: string;
+  blob: Blob;
+}
+
+export type IngestOutcome =
+  | {
+      kind: 'stored';
+      fileId: FileId;
+      status: FileStatus;
+      tokenCount: number;
+      chunkCount: number;
+      image?: { width: number; height: number };
+      error?: { code: IngestErrorCode; message: string };
+    }
+  | { kind: 'duplicate'; fileId: FileId; name: string }
+  | { kind: 'rejected'; error: { code: IngestErrorCode; message: string } }
+  | { kind: 'cancelled' };
+
+export interface IngestDeps {
+  files: FileStore;
+  chunks: ChunkStore;
+  tokens: TokenCounter;
+  clock: Clock;
+  ids: Ids;
+}
+
+const STAGE_FRACTION: Record<IngestStage, number> = {
+  hash: 0.05,
+  extract: 0.15,
+  count: 0.6,
+  chunk: 0.75,
+  done: 1,
+  failed: 1,
+};
+
+export async function hashBytes(bytes: Uint8Array): Promise<string> {
+  const digest = await crypto.subtle.digest('SHA-256', bytes as Uint8Array<ArrayBuffer>);
+  return [...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, '0')).join('');
+}
+
+export async function ingestFile(
+  request: IngestFileRequest,
+  deps: IngestDeps,
+  onProgress: (progress: IngestProgress) => void,
+  signal: AbortSignal,
+): Promise<IngestOutcome> {
+  const report = (stage: IngestStage, fileId?: FileId, fraction = STAGE_FRACTION[stage]) =>
+    onProgress({
+      key: request.key,
+      name: request.name,
+      stage,
+      fraction,
+      ...(fileId ? { fileId } : {}),
+    });
+  if (request.blob.size > MAX_FILE_BYTES) {
+    report('failed');
+    return {
+      kind: 'rejected',
+      error: {
+        code: 'too_large',
+        message: `"${request.name}" is larger than the ${MAX_FILE_BYTES / 1024 / 1024} MB limit.`,
+      },
+    };
+  }
+  if (detectFileType(request.name, request.mimeType) === null) {
+    report('failed');
+    return {
+      kind: 'rejected',
+      error: {
+        code: 'unsupported_type',
+        message: `"${request.name}" is not a supported type (${request.mimeType || 'unknown type'}).`,
+      },
+    };
+  }
+  if (signal.aborted) return { kind: 'cancelled' };
+  report('hash');
+  const bytes = new Uint8Array(await request.blob.arrayBuffer());
+  const hash = await hashBytes(bytes);
+  const duplicate = (await deps.files.findByHash(hash)).find(
+    (file) => file.projectId === request.projectId,
+  );
+  if (duplicate !== undefined) {
+    report('done', duplicate.id);
+    return { kind: 'duplicate', fileId: duplicate.id, name: duplicate.name };
+  }
+  const now = deps.clock.now();
+  const file: StoredFile = {
+    id: asFileId(deps.ids.newId()),
+    projectId: request.projectId,
+    name: request.name,
+    mimeType: request.mimeType || 'application/octet-stream',
+    sizeBytes: bytes.byteLength,
+    hash,
+    blob: request.blob,
+    status: 'processing',
+    tokenCount: 0,
+    createdAt: now,
+    updatedAt: now,
+  };
+  await deps.files.put(file);
+  try {
+    report('extract', file.id);
+    const { type, extracted } = await extractFile(
+      { name: request.name, mimeType: request.mimeType, bytes },
+      signal,
+      // Page by page for PDFs: the extract stage fills the bar up to where counting starts.
+      (done) => {
+        const from = STAGE_FRACTION.extract;
+        report('extract', file.id, from + (STAGE_FRACTION.count - from) * done);
+      },
+    );
+    if (extracted.kind === 'image') {
+      const tokenCount = estimateOpenAiImageTokens(extracted);
+      await deps.files.put({ ...file, status: 'ready', tokenCount, updatedAt: deps.clock.now() });
+      report('done', file.id);
+      return {
+        kind: 'stored',
+        fileId: file.id,
+        status: 'ready',
+        tokenCount,
+        chunkCount: 0,
+        image: { width: extracted.width, height: extracted.height },
+      };
+    }
+    report('count', file.id);
+    const tokenCount = deps.tokens.count(extracted.text);
+    throwIfCancelled(signal);
+    report('chunk', file.id);
+    const pieces = chunkText(
+      {
+        text: extracted.text,
+        kind: chunkKindOf(type),
+        ...(extracted.pageMap ? { pageMap: extracted.pageMap } : {}),
+      },
+      (text) => deps.tokens.count(text),
+    );
+    const chunks: TextChunk[] = pieces.map((piece) => ({
+      id: `${file.id}:${piece.ordinal}`,
+      fileId: file.id,
+      projectId: request.projectId,
+      ordinal: piece.ordinal,
+      text: piece.text,
+      tokenCount: piece.tokenCount,
+      location: formatChunkLocation(piece),
+      embedding: null,
+      embeddingModel: null,
+    }));
+    throwIfCancelled(signal);
+    await deps.chunks.replaceForFile(file.id, chunks);
+    await deps.files.put({
+      ...file,
+      status: 'ready',
+      text: extracted.text,
+      tokenCount,
+      ...(extracted.pageMap ? { pageMap: extracted.pageMap } : {}),
+      updatedAt: deps.clock.now(),
+    });
+    report('done', file.id);
+    return {
+      kind: 'stored',
+      fileId: file.id,
+      status: 'ready',
+      tokenCount,
+      chunkCount: chunks.length,
+    };
+  } catch (error) {
+    if (signal.aborted || (isIngestError(error) && error.code === 'cancelled')) {
+      await deps.files.delete(file.id);
+      report('failed');
+      return { kind: 'cancelled' };
+    }
+    const ingestError = isIngestError(error)
+      ? error
+      : new IngestError('broken_file', error instanceof Error ? error.message : String(error));
+    const status: FileStatus = ingestError.code === 'no_text' ? 'no_text' : 'error';
+    await deps.files.put({
+      ...file,
+      status,
+      error: ingestError.message,
+      updatedAt: deps.clock.now(),
+    });
+    report('failed', file.id);
+    return {
+      kind: 'stored',
+      fileId: file.id,
+      status,
+      tokenCount: 0,
+      chunkCount: 0,
+      error: { code: ingestError.code, message: ingestError.message },
+    };
+  }
+}

@@ -1,0 +1,184 @@
+import { describe, expect, it } from 'vitest';
+import { parseChunkLocation } from '../../../../src/core/rag';
+import { createIngestHost } from '../../../../src/workers/ingest/ingest-host';
+import { loadProjectFiles } from '../../../../src/workers/ingest/load-project-files';
+import type { IngestProgress } from '../../../../src/workers/ingest/ingest-file';
+import { createRagStores, fixtureInput, PROJECT } from '../rag-stores';
+
+describe('ingestFiles', () => {
+  it('stores a multi-page PDF with its text, token count, page map and page-bound chunks', async () => {
+    const stores = await createRagStores();
+    const progress: IngestProgress[] = [];
+    const [outcome] = await createIngestHost(stores).ingestFiles(
+      'job',
+      PROJECT,
+      [fixtureInput('report.pdf', 'application/pdf')],
+      (event) => progress.push(event),
+    );
+    if (outcome?.kind !== 'stored') throw new Error(`expected stored, got ${outcome?.kind}`);
+    const file = await stores.files.get(outcome.fileId);
+    expect(file).toMatchObject({
+      status: 'ready',
+      projectId: PROJECT,
+      name: 'report.pdf',
+      mimeType: 'application/pdf',
+    });
+    expect(file?.tokenCount).toBe(stores.tokens.count(file?.text ?? ''));
+    expect(file?.pageMap).toHaveLength(3);
+    const chunks = await stores.chunks.listByFile(outcome.fileId);
+    expect(chunks.map((chunk) => parseChunkLocation(chunk.location ?? '')?.page)).toEqual([
+      1, 2, 3,
+    ]);
+    expect(chunks[2]?.text).toContain('Lisbon');
+    expect(chunks.every((chunk) => chunk.embedding === null && chunk.projectId === PROJECT)).toBe(
+      true,
+    );
+    expect(progress.map((event) => event.stage)).toEqual([
+      'hash',
+      'extract',
+      'extract',
+      'extract',
+      'extract',
+      'count',
+      'chunk',
+      'done',
+    ]);
+    expect(progress[4]?.fraction).toBeCloseTo(0.6);
+    expect(progress.map((event) => event.fraction)).toEqual(
+      [...progress.map((event) => event.fraction)].sort((a, b) => a - b),
+    );
+  });
+
+  it('keeps the character range of every chunk so a citation opens the passage', async () => {
+    const stores = await createRagStores();
+    const [outcome] = await createIngestHost(stores).ingestFiles(
+      'job',
+      PROJECT,
+      [fixtureInput('article.html', 'text/html')],
+      () => undefined,
+    );
+    if (outcome?.kind !== 'stored') throw new Error('expected stored');
+    const file = await stores.files.get(outcome.fileId);
+    for (const chunk of await stores.chunks.listByFile(outcome.fileId)) {
+      const position = parseChunkLocation(chunk.location ?? '');
+      expect(file?.text?.slice(position?.charStart, position?.charEnd)).toBe(chunk.text);
+      expect(position?.headingPath).toEqual(['Night trains return to Europe']);
+    }
+  });
+
+  it('gives the chunks of a Word document the heading they fall under', async () => {
+    const stores = await createRagStores();
+    const [outcome] = await createIngestHost(stores).ingestFiles(
+      'job',
+      PROJECT,
+      [fixtureInput('minutes.docx')],
+      () => undefined,
+    );
+    if (outcome?.kind !== 'stored') throw new Error('expected stored');
+    const [chunk] = await stores.chunks.listByFile(outcome.fileId);
+    expect(parseChunkLocation(chunk?.location ?? '')?.headingPath).toEqual(['Meeting minutes']);
+  });
+
+  it('detects a duplicate by content hash within the project and stores nothing new', async () => {
+    const stores = await createRagStores();
+    const host = createIngestHost(stores);
+    const [first] = await host.ingestFiles(
+      'a',
+      PROJECT,
+      [fixtureInput('minutes.docx')],
+      () => undefined,
+    );
+    const [second] = await host.ingestFiles(
+      'b',
+      PROJECT,
+      [{ ...fixtureInput('minutes.docx'), name: 'copy of minutes.docx' }],
+      () => undefined,
+    );
+    expect(first?.kind).toBe('stored');
+    expect(second).toEqual({
+      kind: 'duplicate',
+      fileId: first?.kind === 'stored' ? first.fileId : '',
+      name: 'minutes.docx',
+    });
+    expect(await stores.files.listByProject(PROJECT)).toHaveLength(1);
+  });
+
+  it('keeps unreadable files, marked with the reason, and refuses unsupported ones', async () => {
+    const stores = await createRagStores();
+    const outcomes = await createIngestHost(stores).ingestFiles(
+      'job',
+      PROJECT,
+      [
+        fixtureInput('encrypted.pdf'),
+        fixtureInput('scanned.pdf'),
+        fixtureInput('broken.pdf'),
+        { name: 'song.mp3', mimeType: 'audio/mpeg', blob: new Blob(['x']) },
+      ],
+      () => undefined,
+    );
+    expect(
+      outcomes.map((outcome) =>
+        outcome.kind === 'stored' ? `${outcome.status}:${outcome.error?.code}` : outcome.kind,
+      ),
+    ).toEqual(['error:encrypted_pdf', 'no_text:no_text', 'error:broken_file', 'rejected']);
+    const stored = await stores.files.listByProject(PROJECT);
+    expect(stored.map((file) => file.status)).toEqual(['error', 'no_text', 'error']);
+    expect(stored[0]?.error).toMatch(/password/);
+  });
+
+  it('stores an image as an image with its size and a token estimate', async () => {
+    const stores = await createRagStores();
+    const [outcome] = await createIngestHost(stores).ingestFiles(
+      'job',
+      null,
+      [fixtureInput('pixel-art.png', 'image/png')],
+      () => undefined,
+    );
+    expect(outcome).toMatchObject({
+      kind: 'stored',
+      status: 'ready',
+      chunkCount: 0,
+      image: { width: 12, height: 7 },
+    });
+    expect(outcome?.kind === 'stored' && outcome.tokenCount).toBeGreaterThan(0);
+  });
+
+  it('stops at the current file when cancelled and stores nothing for the rest', async () => {
+    const stores = await createRagStores();
+    const host = createIngestHost(stores);
+    const outcomes = await host.ingestFiles(
+      'job',
+      PROJECT,
+      [fixtureInput('report.pdf'), fixtureInput('retry.ts'), fixtureInput('inventory.csv')],
+      (event) => {
+        if (event.stage === 'extract') void host.cancel('job');
+      },
+    );
+    expect(outcomes.map((outcome) => outcome.kind)).toEqual([
+      'cancelled',
+      'cancelled',
+      'cancelled',
+    ]);
+    expect(await stores.files.listByProject(PROJECT)).toEqual([]);
+  });
+});
+
+describe('loadProjectFiles', () => {
+  it('gives the context engine every project file with its text, count and status, without blobs', async () => {
+    const stores = await createRagStores();
+    await createIngestHost(stores).ingestFiles(
+      'job',
+      PROJECT,
+      [fixtureInput('minutes.docx'), fixtureInput('scanned.pdf')],
+      () => undefined,
+    );
+    const files = await loadProjectFiles(stores.files, PROJECT);
+    expect(files.map(({ name, status }) => ({ name, status }))).toEqual([
+      { name: 'minutes.docx', status: 'ready' },
+      { name: 'scanned.pdf', status: 'no_text' },
+    ]);
+    expect(files[0]?.tokenCount).toBe(stores.tokens.count(files[0]?.text ?? ''));
+    expect(files[1]?.error).toMatch(/no extractable text/);
+    expect(files.some((file) => 'blob' in file)).toBe(false);
+  });
+});

@@ -1,0 +1,25 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { asProjectId } from '../../../src/core/model';
+import { createTokenCounter } from '../../../src/core/tokens';
+import { createStores } from '../../../src/storage';
+import type { IngestDeps } from '../../../src/workers/ingest/ingest-file';
+import { buildFrozenClock } from '../../builders/clock';
+import { openTestDb } from '../storage/storage-fixtures';
+
+export const FIXTURES = join(import.meta.dirname, '../../fixtures/documents');
+export const PROJECT = asProjectId('project-1');
+
+/** Real stores on a fresh fake-indexeddb database, the real token counter, frozen time. */
+export async function createRagStores(): Promise<IngestDeps & ReturnType<typeof createStores>> {
+  const db = await openTestDb();
+  const clock = buildFrozenClock();
+  let counter = 0;
+  const ids = { newId: () => `file-${++counter}` };
+  const stores = createStores(db, clock, ids);
+  return { ...stores, tokens: await createTokenCounter(), clock, ids };
+}
+
+export function fixtureInput(name: string, mimeType = '') {
+  return { name, mimeType, blob: new Blob([readFileSync(join(FIXTURES, name))]) };
+}
