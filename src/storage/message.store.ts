@@ -86,8 +86,12 @@ export function createMessageStore(db: CarrelDb, clock: Clock): DexieMessageStor
         return row === undefined ? undefined : fromMessageRow(row);
       }),
 
+    // One read-only transaction for the whole walk: a transaction per hop made a 10,000-message
+    // chain cost seconds (test/bench/RESULTS.md).
     loadChain: (leafId) =>
-      guardStorage(db, async () => (await loadChainRows(db, leafId)).map(fromMessageRow)),
+      guardStorage(db, async () =>
+        (await db.transaction('r', db.messages, () => loadChainRows(db, leafId))).map(fromMessageRow),
+      ),
 
     children: (sessionId, parentId) =>
       guardStorage(db, async () =>

@@ -105,12 +105,19 @@ export function trimToBudget(
     }
   }
 
+  // Blocks go oldest first, so the search for the oldest kept block resumes where it stopped
+  // instead of rescanning every block each round (hundreds of rounds in a 10,000-message session).
+  let oldest = 0;
   for (;;) {
     const markers = placeMarkers(blocks, kept, env);
     const markerTokens = sumMarkerTokens(markers);
     if (running + markerTokens <= available)
       return ok({ kept, reasons, markers, totalTokens: running + markerTokens });
-    const oldest = blocks.findIndex((block, index) => kept[index] === true && !block.isRequired);
+    while (
+      oldest < blocks.length &&
+      (kept[oldest] !== true || blocks[oldest]?.isRequired !== false)
+    )
+      oldest++;
     const oldestBlock = blocks[oldest];
     if (oldestBlock === undefined) {
       return err(

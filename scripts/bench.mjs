@@ -1,0 +1,169 @@
+#!/usr/bin/env node
+/**
+ * `npm run bench`: runs every benchmark in test/bench (each in its own process, each with its
+ * own time limit), then writes test/bench/results.json and the table in test/bench/RESULTS.md.
+ * Benchmarks are never part of `npm test`. `npm run bench -- retrieval` runs only the named ones.
+ */
+import { spawn } from 'node:child_process';
+import { readFileSync, existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { availableParallelism, cpus, loadavg, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
+
+/** Each bench bounds its own work; these limits only stop a hung one (all < 10 minutes). */
+const BENCHES = [
+  { id: 'context-assembly', file: 'test/bench/context-assembly.bench.ts', timeoutMs: 120_000 },
+  { id: 'token-counting', file: 'test/bench/token-counting.bench.ts', timeoutMs: 90_000 },
+  { id: 'retrieval', file: 'test/bench/retrieval.bench.ts', timeoutMs: 300_000 },
+  { id: 'storage', file: 'test/bench/storage.bench.ts', timeoutMs: 180_000 },
+  { id: 'startup', file: 'test/bench/startup.bench.ts', timeoutMs: 150_000 },
+];
+
+function describeMachine() {
+  const cpuInfo = existsSync('/proc/cpuinfo') ? readFileSync('/proc/cpuinfo', 'utf8') : '';
+  const model = /model name\s*:\s*(.+)/.exec(cpuInfo)?.[1] ?? cpus()[0]?.model ?? 'unknown';
+  return {
+    cores: availableParallelism(),
+    cpu: model.trim(),
+    memoryGiB: Number((totalmem() / 1024 ** 3).toFixed(1)),
+    node: process.version,
+    platform: `${process.platform} ${process.arch}`,
+  };
+}
+
+function runBench(bench, outFile) {
+  return new Promise((done) => {
+    const started = Date.now();
+    const child = spawn(process.execPath, ['--import', 'tsx', bench.file], {
+      env: { ...process.env, BENCH_OUT: outFile },
+      stdio: ['ignore', 'inherit', 'inherit'],
+      detached: true,
+    });
+    const timer = setTimeout(() => {
+      // The bench's own group (its browser and servers too), and nothing else.
+      try {
+        process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        child.kill('SIGKILL');
+      }
+    }, bench.timeoutMs);
+    child.on('exit', (code, signal) => {
+      clearTimeout(timer);
+      done({ code, signal, seconds: (Date.now() - started) / 1000 });
+    });
+  });
+}
+
+const isThroughput = (unit) => unit.endsWith('/s');
+
+/** Baseline over figure for times, figure over baseline for rates: > 1 means the figure wins. */
+function computeRatio(figure) {
+  if (!figure.baseline) return null;
+  const ratio = isThroughput(figure.unit)
+    ? figure.spread.median / figure.baseline.spread.median
+    : figure.baseline.spread.median / figure.spread.median;
+  return Number(ratio.toFixed(2));
+}
+
+function format(value) {
+  if (typeof value !== 'number') return String(value);
+  if (!Number.isFinite(value)) return '–';
+  const digits = Math.abs(value) >= 100 ? 0 : Math.abs(value) >= 10 ? 1 : 2;
+  return value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: 0 });
+}
+
+const met = (flag) => (flag === undefined ? '' : flag ? 'yes' : '**no**');
+
+function renderSection(section) {
+  const lines = [`## ${section.title}`, ''];
+  if (section.figures.length > 0) {
+    lines.push(
+      '| figure | median | p5 – p95 | runs | baseline / limit (same run) | baseline median | ratio | target | met |',
+      '|---|---:|---:|---:|---|---:|---:|---|---|',
+    );
+    for (const figure of section.figures) {
+      const { spread, baseline } = figure;
+      const ratio = computeRatio(figure);
+      lines.push(
+        `| ${figure.name} | ${format(spread.median)} ${figure.unit} | ${format(spread.p5)} – ${format(spread.p95)} | ${spread.runs} | ${baseline?.name ?? ''} | ${baseline ? `${format(baseline.spread.median)} ${baseline.unit}` : ''} | ${ratio === null ? '' : `${format(ratio)}${figure.ratioLabel ?? '×'}`} | ${figure.target ?? ''} | ${met(figure.isTargetMet)} |`,
+      );
+    }
+    lines.push('');
+  }
+  if (section.values.length > 0) {
+    lines.push('| value | | target | met |', '|---|---:|---|---|');
+    for (const value of section.values)
+      lines.push(
+        `| ${value.name} | ${format(value.value)} ${value.unit} | ${value.target ?? ''} | ${met(value.isTargetMet)} |`,
+      );
+    lines.push('');
+  }
+  for (const note of section.notes) lines.push(`- ${note}`);
+  if (section.notes.length > 0) lines.push('');
+  return lines.join('\n');
+}
+
+async function main() {
+  const only = process.argv.slice(2);
+  const selected = BENCHES.filter((bench) => only.length === 0 || only.includes(bench.id));
+  const workDir = await mkdtemp(join(tmpdir(), 'carrel-bench-'));
+  const startedAt = new Date();
+  const sections = [];
+  for (const bench of selected) {
+    if (!existsSync(bench.file)) {
+      sections.push({
+        id: bench.id,
+        title: bench.id,
+        figures: [],
+        values: [],
+        notes: [`Not available: ${bench.file} does not exist.`],
+      });
+      continue;
+    }
+    console.log(`\n▶ ${bench.id}`);
+    const outFile = join(workDir, `${bench.id}.json`);
+    const outcome = await runBench(bench, outFile);
+    if (outcome.code === 0 && existsSync(outFile)) {
+      const section = JSON.parse(await readFile(outFile, 'utf8'));
+      section.seconds = outcome.seconds;
+      for (const figure of section.figures) figure.ratio = computeRatio(figure);
+      sections.push(section);
+    } else {
+      const why = outcome.signal
+        ? `stopped after ${bench.timeoutMs / 1000} s (${outcome.signal})`
+        : `exit code ${outcome.code}`;
+      console.error(`✗ ${bench.id}: ${why}`);
+      sections.push({
+        id: bench.id,
+        title: bench.id,
+        figures: [],
+        values: [],
+        notes: [`Failed: ${why}; see the console output.`],
+        seconds: outcome.seconds,
+      });
+    }
+  }
+  await rm(workDir, { recursive: true, force: true });
+  const machine = { ...describeMachine(), loadAverage1m: Number(loadavg()[0].toFixed(2)) };
+  const command = `npm run bench${only.length > 0 ? ` -- ${only.join(' ')}` : ''}`;
+  const results = { date: startedAt.toISOString(), machine, command, sections };
+  await writeFile('test/bench/results.json', JSON.stringify(results, null, 2) + '\n');
+  const header = [
+    '# Benchmark results',
+    '',
+    'Written by `npm run bench` (scripts/bench.mjs); do not edit by hand. Medians and spreads of repeated runs; each',
+    'figure sits next to its baseline or limit measured in the same run. Ratio > 1 means the figure beats its baseline.',
+    '',
+    `- Date: ${startedAt.toISOString()}`,
+    `- Machine: ${machine.cores} cores (nproc), ${machine.cpu}, ${machine.memoryGiB} GiB memory, ${machine.platform}, Node ${machine.node}`,
+    `- Load average (1 min) at the end: ${machine.loadAverage1m} — other work on the machine widens the spreads`,
+    `- Command: \`${command}\``,
+    '- Not built yet: 5 (streaming UI), 6 (embeddings, WASM vs native), and the checkpoint-write count of 4.',
+    `- Sections: ${sections.map((section) => `${section.id} (${format(section.seconds ?? 0)} s)`).join(', ')}`,
+    '',
+  ].join('\n');
+  await writeFile('test/bench/RESULTS.md', header + '\n' + sections.map(renderSection).join('\n'));
+  console.log('\nWrote test/bench/results.json and test/bench/RESULTS.md');
+}
+
+await main();

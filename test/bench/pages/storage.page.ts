@@ -1,0 +1,133 @@
+import {
+  asMessageId,
+  asSessionId,
+  type ChatMessageSimple,
+  type Session,
+} from '../../../src/core/model';
+import { createStores, openCarrelDb } from '../../../src/storage';
+import { toMessageRow } from '../../../src/storage/message-rows';
+import { createRandom, summarizeSamples, type Spread } from '../lib/stats';
+import { createProse } from '../lib/synthetic-text';
+
+/**
+ * Bench 4 in Chromium's real IndexedDB through the app's own stores (src/storage): writing a
+ * 10,000-message session, loading its chain, listing 1,000 sessions — each next to Dexie's bulk
+ * call on the same rows, the floor for that amount of data.
+ */
+
+const START = Date.parse('2026-11-20T09:00:00Z');
+const CHAIN_LOADS = 5;
+const LIST_LOADS = 5;
+
+function buildSession(id: string, leaf: string | null, index: number): Session {
+  return {
+    id: asSessionId(id),
+    title: `Session ${index}`,
+    projectId: null,
+    agentId: null,
+    models: [],
+    currentLeafId: leaf === null ? null : asMessageId(leaf),
+    isPinned: false,
+    isArchived: false,
+    createdAt: START + index,
+    updatedAt: START + index,
+    version: 0,
+  };
+}
+
+function buildMessages(sessionId: string, count: number): ChatMessageSimple[] {
+  const random = createRandom(count);
+  return Array.from({ length: count }, (_, index): ChatMessageSimple => {
+    const base = {
+      id: asMessageId(`${sessionId}-m${index}`),
+      sessionId: asSessionId(sessionId),
+      parentId: index === 0 ? null : asMessageId(`${sessionId}-m${index - 1}`),
+      createdAt: START + index,
+      updatedAt: START + index,
+      isPinned: false,
+      isExcluded: false,
+    };
+    const text = createProse(random, index % 2 === 0 ? 30 : 120);
+    // Token counts are stored values here; their exact size does not change the I/O.
+    const tokens = Math.ceil(text.length / 4);
+    return index % 2 === 0
+      ? { ...base, role: 'user', text, textTokenCount: tokens, attachments: [] }
+      : {
+          ...base,
+          role: 'assistant',
+          steps: [{ text, textTokenCount: tokens, toolCalls: [] }],
+          status: 'complete',
+          citations: [],
+        };
+  });
+}
+
+async function timeAsync(task: () => Promise<unknown>, runs: number): Promise<Spread> {
+  const samples: number[] = [];
+  for (let index = 0; index < runs; index++) {
+    const start = performance.now();
+    await task();
+    samples.push(performance.now() - start);
+  }
+  return summarizeSamples(samples);
+}
+
+export interface StorageFigures {
+  messageCount: number;
+  writeMs: number;
+  bulkWriteMs: number;
+  chainLoad: Spread;
+  bulkRead: Spread;
+  loadedLength: number;
+  sessionCount: number;
+  listSessions: Spread;
+}
+
+async function measureStorage(messageCount: number, sessionCount: number): Promise<StorageFigures> {
+  const clock = { now: () => Date.now(), timeZone: () => 'UTC' };
+  let next = 0;
+  const ids = { newId: () => `id-${next++}` };
+  const db = await openCarrelDb(`carrel-bench-${Date.now()}`);
+  const stores = createStores(db, clock, ids);
+
+  const sessionId = 'bench-session';
+  const messages = buildMessages(sessionId, messageCount);
+  await stores.sessions.create(buildSession(sessionId, null, 0));
+  const writeStart = performance.now();
+  for (const message of messages) await stores.messages.put(message);
+  const writeMs = performance.now() - writeStart;
+
+  const copyId = 'bench-bulk';
+  const rows = buildMessages(copyId, messageCount).map(toMessageRow);
+  const bulkStart = performance.now();
+  await db.messages.bulkPut(rows);
+  const bulkWriteMs = performance.now() - bulkStart;
+
+  const leaf = messages[messages.length - 1]?.id ?? asMessageId('none');
+  let loadedLength = 0;
+  const chainLoad = await timeAsync(async () => {
+    loadedLength = (await stores.messages.loadChain(leaf)).length;
+  }, CHAIN_LOADS);
+  const bulkRead = await timeAsync(
+    () => db.messages.where('sessionId').equals(sessionId).toArray(),
+    CHAIN_LOADS,
+  );
+
+  await db.sessions.bulkPut(
+    Array.from({ length: sessionCount }, (_, index) => buildSession(`s-${index}`, null, index + 1)),
+  );
+  const listSessions = await timeAsync(() => stores.sessions.list(), LIST_LOADS);
+  db.close();
+  return {
+    messageCount,
+    writeMs,
+    bulkWriteMs,
+    chainLoad,
+    bulkRead,
+    loadedLength,
+    sessionCount: sessionCount + 1,
+    listSessions,
+  };
+}
+
+Object.assign(globalThis, { benchReady: true, runStorage: measureStorage });

@@ -1,0 +1,148 @@
+/**
+ * Bench 7: the JavaScript loaded before first paint (the entry script of index.html, its
+ * modulepreloads and their static imports, gzipped with zlib) and the first contentful paint of
+ * the app shell in Chromium (median of 5 cold loads of `vite preview`).
+ *
+ *     npx tsx test/bench/startup.bench.ts
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { dirname, join, posix } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { launchChromium } from './lib/bench-browser';
+import { createSection, emitSection } from './lib/report';
+import { summarizeSamples } from './lib/stats';
+
+const DIST = 'dist-bench';
+const PREVIEW_PORT = 4210;
+const GZIP_TARGET_KB = 150;
+const PAINT_RUNS = 5;
+const APP_URL = `http://127.0.0.1:${PREVIEW_PORT}/`;
+
+const STATIC_IMPORT =
+  /(?:^|[;}\s])(?:import|export)\s*(?:[\w$*{}\s,]*?\bfrom\s*)?["'](\.{1,2}\/[^"']+\.js)["']/g;
+const ENTRY_TAGS =
+  /<(?:script[^>]*type="module"[^>]*src|link[^>]*rel="modulepreload"[^>]*href)="([^"]+\.js)"/g;
+
+function runCommand(command: string, args: string[]): Promise<void> {
+  return new Promise((done, fail) => {
+    const child = spawn(command, args, { stdio: 'inherit' });
+    child.on('exit', (code) =>
+      code === 0 ? done() : fail(new Error(`${command} exited ${code}`)),
+    );
+  });
+}
+
+/** Every script the browser fetches before running the app: entries and their static imports. */
+async function collectInitialScripts(): Promise<Map<string, Buffer>> {
+  const html = await readFile(join(DIST, 'index.html'), 'utf8');
+  const pending = [...html.matchAll(ENTRY_TAGS)].map((match) =>
+    (match[1] as string).replace(/^\//, ''),
+  );
+  const scripts = new Map<string, Buffer>();
+  while (pending.length > 0) {
+    const path = pending.pop() as string;
+    if (scripts.has(path)) continue;
+    const body = await readFile(join(DIST, path));
+    scripts.set(path, body);
+    for (const match of body.toString('utf8').matchAll(STATIC_IMPORT))
+      pending.push(posix.normalize(posix.join(dirname(path), match[1] as string)));
+  }
+  return scripts;
+}
+
+async function startPreview(): Promise<ChildProcess> {
+  const child = spawn(
+    'npx',
+    [
+      'vite',
+      'preview',
+      '--outDir',
+      DIST,
+      '--port',
+      String(PREVIEW_PORT),
+      '--strictPort',
+      '--host',
+      '127.0.0.1',
+    ],
+    { stdio: 'ignore', detached: true },
+  );
+  for (let attempt = 0; attempt < 120; attempt++) {
+    try {
+      if ((await fetch(APP_URL)).ok) return child;
+    } catch {
+      // Not listening yet.
+    }
+    await new Promise((done) => setTimeout(done, 500));
+  }
+  throw new Error('vite preview did not start');
+}
+
+async function main(): Promise<void> {
+  const section = createSection('startup', '7. Startup');
+  await runCommand('npx', ['vite', 'build', '--outDir', DIST, '--logLevel', 'error']);
+  const scripts = await collectInitialScripts();
+  let rawBytes = 0;
+  let gzipBytes = 0;
+  for (const body of scripts.values()) {
+    rawBytes += body.length;
+    gzipBytes += gzipSync(body, { level: 9 }).length;
+  }
+  section.values.push({
+    name: `JavaScript before first paint, gzip (${scripts.size} files)`,
+    value: Number((gzipBytes / 1024).toFixed(1)),
+    unit: 'KB',
+    target: `< ${GZIP_TARGET_KB} KB`,
+    isTargetMet: gzipBytes / 1024 < GZIP_TARGET_KB,
+  });
+  section.values.push({
+    name: 'the same, uncompressed',
+    value: Number((rawBytes / 1024).toFixed(1)),
+    unit: 'KB',
+  });
+
+  const preview = await startPreview();
+  const browser = await launchChromium();
+  try {
+    const paints: number[] = [];
+    const shellReady: number[] = [];
+    for (let run = 0; run < PAINT_RUNS; run++) {
+      // A fresh context each time: no HTTP cache, no service worker, no IndexedDB.
+      const context = await browser.newContext({ serviceWorkers: 'block' });
+      const page = await context.newPage();
+      await page.goto(APP_URL);
+      await page.waitForFunction(
+        () => performance.getEntriesByName('first-contentful-paint').length > 0,
+        null,
+        { timeout: 30_000 },
+      );
+      paints.push(
+        await page.evaluate(
+          () => performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? NaN,
+        ),
+      );
+      await page.locator('main, [role="main"]').first().waitFor({ timeout: 30_000 });
+      shellReady.push(await page.evaluate(() => performance.now()));
+      await context.close();
+    }
+    section.figures.push({
+      name: 'first contentful paint, cold load',
+      unit: 'ms',
+      spread: summarizeSamples(paints),
+    });
+    section.figures.push({
+      name: 'app shell (<main>) present, cold load',
+      unit: 'ms',
+      spread: summarizeSamples(shellReady),
+    });
+  } finally {
+    await browser.close();
+    if (preview.pid !== undefined) process.kill(-preview.pid, 'SIGTERM');
+  }
+  section.notes.push(
+    `Initial scripts: ${[...scripts.keys()].join(', ')}. Sizes from ${DIST}/index.html and the static-import graph, gzip level 9.`,
+  );
+  await emitSection(section);
+}
+
+await main();
