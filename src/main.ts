@@ -3,19 +3,26 @@ import './pwa/strict-csp';
 import { mount } from 'svelte';
 import App from './app/App.svelte';
 import PwaControls from './app/components/pwa/PwaControls.svelte';
+import DatabaseBanner from './app/components/storage/DatabaseBanner.svelte';
+import { DatabaseStatus } from './state/database-status.svelte';
 import './app/app.css';
+import { createTokenCounter } from './core/tokens';
+import { AgentsState } from './state/agents.svelte';
+import { AttachmentsState } from './state/attachments.svelte';
+import { FileViewerState } from './state/file-viewer.svelte';
+import { EmbeddingSettingsState, ProjectsState } from './state/projects.svelte';
+import { createEmbeddingClient, type EmbeddingClient } from './workers/embedding/embedding.client';
+import { createIngestClient, type IngestClient } from './workers/ingest/ingest.client';
 import { ChatSessionState } from './state/chat-session.svelte';
+import { ComposerState } from './state/composer.svelte';
+import { NoticesState } from './state/errors.svelte';
 import { ProvidersState } from './state/providers.svelte';
 import { RouterState } from './state/router.svelte';
 import { SessionsState } from './state/sessions.svelte';
-import { openCarrelDb } from './storage/db';
-import DatabaseBanner from './app/components/storage/DatabaseBanner.svelte';
-import { DatabaseStatus } from './state/database-status.svelte';
-import { observe } from './storage/observe';
-import { createMessageStore } from './storage/message.store';
-import { createProviderStore } from './storage/provider.store';
-import { createSessionStore } from './storage/session.store';
-import { createAgentClient } from './workers/agent/agent.client';
+import { SettingsState } from './state/settings.svelte';
+import { StorageSettingsState } from './state/settings-storage.svelte';
+import { attachSearchIndex, createSearchIndex, createStores, indexDatabase, observe, openCarrelDb } from './storage';
+import { createAgentClient, type AgentClient } from './workers/agent/agent.client';
 import { startPwa } from './pwa/start-pwa';
 
 /** Composition root: builds stores and worker clients, then mounts the app. */
@@ -24,6 +31,9 @@ async function start(): Promise<void> {
   if (!target) throw new Error('The page has no #app element.');
   const clock = { now: () => Date.now(), timeZone: () => Intl.DateTimeFormat().resolvedOptions().timeZone };
   const newId = (): string => crypto.randomUUID();
+  const notices = new NoticesState();
+  // The last line of the funnel: anything no state caught still reaches a toast (never aborts).
+  window.addEventListener('unhandledrejection', (event) => notices.report(event.reason));
 
   const databaseStatus = new DatabaseStatus();
   const db = await openCarrelDb('carrel', {
@@ -32,29 +42,122 @@ async function start(): Promise<void> {
     onBlocked: () => databaseStatus.markBlocked(),
   });
   mount(DatabaseBanner, { target: document.body, props: { status: databaseStatus } });
-  const sessionStore = createSessionStore(db, clock);
-  const messageStore = createMessageStore(db, clock);
-  const agent = createAgentClient();
+  const stores = createStores(db, clock, { newId });
+  const workerClient = createAgentClient();
   const router = new RouterState();
-  const providers = new ProvidersState(createProviderStore(db), newId);
-  const sessions = new SessionsState((onValue, onError) => observe(() => sessionStore.list(), onValue, onError));
+  const providers = new ProvidersState(stores.providers, newId, (id) => workerClient.listModels(id));
+  const settings = new SettingsState({ store: stores.settings, agent: workerClient, root: document.documentElement, newId });
+  const storage = new StorageSettingsState({
+    backup: stores.backup,
+    storage: 'storage' in navigator ? navigator.storage : undefined,
+    async deleteEverything() {
+      await db.transaction('rw', db.tables, async () => {
+        for (const table of db.tables) await table.clear();
+      });
+      // Every state starts over from the empty database.
+      location.assign(location.pathname);
+    },
+    onImported: async () => {
+      await Promise.all([providers.load(), settings.load()]);
+    },
+    saveFile: downloadTextFile,
+    now: () => new Date(),
+  });
+  let detachSearchIndex: (() => void) | null = null;
+  const sessions = new SessionsState({
+    watchSessions: (onValue, onError) => observe(() => stores.sessions.list(), onValue, onError),
+    watchProjects: (onValue, onError) => observe(() => stores.projects.list(), onValue, onError),
+    store: stores.sessions,
+    notices,
+    async buildSearchIndex() {
+      // Built fresh (the worker writes messages through its own connection), then kept current
+      // with this tab's own writes until the session list changes again.
+      const index = createSearchIndex();
+      detachSearchIndex?.();
+      detachSearchIndex = attachSearchIndex(db, index);
+      await indexDatabase(db, index);
+      return index;
+    },
+  });
+  const agents = new AgentsState({
+    store: stores.agents,
+    watchAgents: (onValue, onError) => observe(() => stores.agents.list(), onValue, onError),
+    notices,
+    newId,
+    now: clock.now,
+  });
+  const composer = new ComposerState({
+    agent: workerClient,
+    sessions: stores.sessions,
+    notices,
+    loadTokenCounter: () => createTokenCounter(),
+  });
   const chat = new ChatSessionState({
-    agent,
-    sessions: sessionStore,
-    messages: messageStore,
+    agent: withNewChatAgent(workerClient, () => composer.agentId),
+    sessions: stores.sessions,
+    messages: stores.messages,
     newRunId: newId,
     onSessionCreated: (sessionId) => router.go({ name: 'chat', sessionId }),
   });
-  await providers.load();
+  // Projects, attachments and the file viewer (issue 7): the ingest and embedding workers start
+  // on first use, since most visits never upload a file.
+  let ingest: IngestClient | null = null;
+  let embedding: EmbeddingClient | null = null;
+  const loadIngest = (): IngestClient => (ingest ??= createIngestClient());
+  const loadEmbedding = (): EmbeddingClient => (embedding ??= createEmbeddingClient());
+  const projects = new ProjectsState({
+    projects: stores.projects,
+    files: stores.files,
+    settings: stores.settings,
+    notices,
+    loadIngest,
+    loadEmbedding,
+    newId,
+    now: clock.now,
+  });
+  const attachments = new AttachmentsState({ files: stores.files, loadIngest, newId });
+  const fileViewer = new FileViewerState({ files: stores.files });
+  const embeddingSettings = new EmbeddingSettingsState({ settings: stores.settings, notices, loadEmbedding });
+  void embeddingSettings.load().catch((error: unknown) => notices.report(error, 'Could not load the embedding settings'));
+  // Settings first: the theme applies before the app is drawn.
+  await Promise.all([providers.load(), settings.load()]);
   // Answers left streaming by a tab that closed mid-stream are shown as interrupted, with retry.
-  void agent
+  void workerClient
     .recoverInterrupted()
     .then((recovered) => (recovered > 0 ? chat.reload() : undefined))
-    .catch((error: unknown) => console.error('Could not check for interrupted answers:', error));
-  mount(App, { target, props: { context: { router, chat, providers, sessions } } });
+    .catch((error: unknown) => notices.report(error, 'Could not check for interrupted answers'));
+  mount(App, { target, props: { context: { router, chat, providers, sessions, agents, composer, notices, settings, storage, projects, attachments, fileViewer, embedding: embeddingSettings } } });
   // Service worker, update prompt, install button and offline indicator (src/pwa, issue 10).
   const pwa = startPwa({ isGenerationRunning: () => chat.isRunning });
   mount(PwaControls, { target: document.body, props: { pwa } });
+}
+
+/**
+ * A new chat takes the agent picked in the composer: its first request carries `agentId`
+ * (open chats keep theirs, stored on the session).
+ */
+function withNewChatAgent(client: AgentClient, agentId: () => string | null): AgentClient {
+  return {
+    ...client,
+    send: (runId, request, onPackets, onConfirm) =>
+      client.send(
+        runId,
+        request.sessionId === null && request.agentId === undefined ? { ...request, agentId: agentId() } : request,
+        onPackets,
+        onConfirm,
+      ),
+  };
+}
+
+/** Hands a file to the person through a temporary download link. */
+function downloadTextFile(fileName: string, text: string): void {
+  const url = URL.createObjectURL(new Blob([text], { type: 'application/json' }));
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = fileName;
+  link.click();
+  // The download has started from the URL; revoking at once can cancel it in some browsers.
+  setTimeout(() => URL.revokeObjectURL(url), 60_000);
 }
 
 start().catch((error: unknown) => {

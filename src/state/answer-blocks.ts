@@ -1,4 +1,4 @@
-import type { AssistantMessage, MessageStatus, ToolResult } from '../core/model';
+import type { AssistantMessage, Citation, MessageStatus, ModelRef, ToolResult, Usage } from '../core/model';
 import type { Packet } from '../workers/agent/agent.api';
 
 /**
@@ -7,7 +7,7 @@ import type { Packet } from '../workers/agent/agent.api';
  * message afterwards, so both render through the same components.
  */
 export type AnswerBlock =
-  | { kind: 'reasoning'; text: string; isDone: boolean; durationMs?: number }
+  | { kind: 'reasoning'; text: string; isDone: boolean; durationMs?: number; startedAt?: number }
   | { kind: 'text'; text: string }
   | { kind: 'tools'; calls: ToolCallView[] };
 
@@ -26,14 +26,38 @@ export interface AnswerView {
   blocks: AnswerBlock[];
   status: MessageStatus;
   error?: { code: string; message: string };
+  /** The sources `[n]` in the text refers to, by number. */
+  citations: Citation[];
+  usage?: Usage;
+  model?: ModelRef;
+  isPinned: boolean;
+  isExcluded: boolean;
 }
 
-export function createLiveAnswer(messageId: string, modelIndex: number, modelLabel: string): AnswerView {
-  return { messageId, modelIndex, modelLabel, blocks: [], status: 'streaming' };
+export function createLiveAnswer(
+  messageId: string,
+  modelIndex: number,
+  modelLabel: string,
+  model?: ModelRef,
+): AnswerView {
+  return {
+    messageId,
+    modelIndex,
+    modelLabel,
+    blocks: [],
+    status: 'streaming',
+    citations: [],
+    isPinned: false,
+    isExcluded: false,
+    ...(model ? { model } : {}),
+  };
 }
 
-/** Applies one packet to a live answer (mutates it: the caller owns a reactive proxy). */
-export function applyPacket(answer: AnswerView, packet: Packet): void {
+/**
+ * Applies one packet to a live answer (mutates it: the caller owns a reactive proxy). `now`
+ * times the reasoning ("Thought for 3 s") while it streams.
+ */
+export function applyPacket(answer: AnswerView, packet: Packet, now: number = Date.now()): void {
   const { obj, placement } = packet;
   const index = placement.turnIndex;
   switch (obj.type) {
@@ -43,10 +67,10 @@ export function applyPacket(answer: AnswerView, packet: Packet): void {
       break;
     }
     case 'reasoning_start':
-      ensureBlock(answer, index, () => ({ kind: 'reasoning', text: '', isDone: false }));
+      ensureBlock(answer, index, () => ({ kind: 'reasoning', text: '', isDone: false, startedAt: now }));
       break;
     case 'reasoning_delta': {
-      const block = ensureBlock(answer, index, () => ({ kind: 'reasoning', text: '', isDone: false }));
+      const block = ensureBlock(answer, index, () => ({ kind: 'reasoning', text: '', isDone: false, startedAt: now }));
       if (block.kind === 'reasoning') block.text += obj.text;
       break;
     }
@@ -72,9 +96,15 @@ export function applyPacket(answer: AnswerView, packet: Packet): void {
     }
     case 'section_end': {
       const block = answer.blocks[index];
-      if (block?.kind === 'reasoning') block.isDone = true;
+      if (block?.kind === 'reasoning') {
+        block.isDone = true;
+        if (block.durationMs === undefined && block.startedAt !== undefined) block.durationMs = now - block.startedAt;
+      }
       break;
     }
+    case 'citation':
+      if (!answer.citations.some((c) => c.number === obj.citation.number)) answer.citations.push(obj.citation);
+      break;
     case 'error':
       answer.error = { code: obj.code, message: obj.message };
       break;
@@ -89,7 +119,6 @@ export function applyPacket(answer: AnswerView, packet: Packet): void {
               : 'complete';
       break;
     case 'message_start':
-    case 'citation':
     case 'overall_stop':
       break;
   }
@@ -141,6 +170,11 @@ export function answerFromMessage(message: AssistantMessage, modelLabel: string)
     modelLabel,
     blocks,
     status: message.status,
+    citations: message.citations,
+    isPinned: message.isPinned,
+    isExcluded: message.isExcluded,
     ...(message.error ? { error: message.error } : {}),
+    ...(message.usage ? { usage: message.usage } : {}),
+    ...(message.model ? { model: message.model } : {}),
   };
 }

@@ -1,7 +1,15 @@
+import type { AgentsState } from './agents.svelte';
+import type { AttachmentsState } from './attachments.svelte';
+import type { FileViewerState } from './file-viewer.svelte';
+import type { EmbeddingSettingsState, ProjectsState } from './projects.svelte';
 import type { ChatSessionState } from './chat-session.svelte';
+import type { ComposerState } from './composer.svelte';
+import type { NoticesState } from './errors.svelte';
 import type { ProvidersState } from './providers.svelte';
 import type { RouterState } from './router.svelte';
 import type { SessionsState } from './sessions.svelte';
+import type { SettingsState } from './settings.svelte';
+import type { StorageSettingsState } from './settings-storage.svelte';
 
 /** Everything the component tree needs, built once by the composition root (main.ts). */
 export interface AppContext {
@@ -9,4 +17,20 @@ export interface AppContext {
   chat: ChatSessionState;
   providers: ProvidersState;
   sessions: SessionsState;
+  agents: AgentsState;
+  composer: ComposerState;
+  /** The one error funnel and its toasts. */
+  notices: NoticesState;
+  /** System prompt, theme, web tools and MCP servers (the Settings screen). */
+  settings: SettingsState;
+  /** Persistence, usage, backups and delete-everything (the Settings screen). */
+  storage: StorageSettingsState;
+  /** The open project: settings, files, uploads, fit or search (issue 7). */
+  projects: ProjectsState;
+  /** Files attached to the next message (the composer's attach slot). */
+  attachments: AttachmentsState;
+  /** The file viewer opened by citation chips and the files panel. */
+  fileViewer: FileViewerState;
+  /** Embedding model, source and downloads (the Settings screen). */
+  embedding: EmbeddingSettingsState;
 }

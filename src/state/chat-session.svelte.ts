@@ -1,21 +1,22 @@
-import type { ChatMessageSimple, MessageId, ModelRef, Session, SessionId } from '../core/model';
-import type { MessageStore, SessionStore } from '../core/ports';
+import type { Attachment, ChatMessageSimple, MessageId, ModelRef, Session, SessionId } from '../core/model';
+import type { MessageBranches, MessageStore, SessionStore } from '../core/ports';
 import type { AgentClient } from '../workers/agent/agent.client';
 import type { ConfirmationRequest, Packet } from '../workers/agent/agent.api';
 import { answerFromMessage, applyPacket, createLiveAnswer, type AnswerView } from './answer-blocks';
+import { buildChatItems, type ChatItem, type CompareGroup } from './chat-items';
+import { pickSibling, type SiblingPosition } from './branches';
+
+export type { ChatItem, CompareGroup, SiblingPosition };
 
 export interface ChatSessionDeps {
   agent: AgentClient;
   sessions: SessionStore;
-  messages: MessageStore;
+  /** Branch reads and switches, and flag edits (pin, exclude); content is written by the worker. */
+  messages: MessageStore & MessageBranches;
   newRunId(): string;
   /** Called when a first message created the session, so the route can follow it. */
   onSessionCreated(sessionId: SessionId): void;
 }
-
-export type ChatItem =
-  | { kind: 'user'; message: ChatMessageSimple & { role: 'user' } }
-  | { kind: 'answer'; answer: AnswerView };
 
 /**
  * The open chat: the stored chain plus the answers streaming in. Runes live here; the packet
@@ -31,31 +32,28 @@ export class ChatSessionState {
   error = $state<string | null>(null);
   /** A tool call waiting for the person's yes or no (shown as a dialog). */
   pendingConfirmation = $state<ConfirmationRequest | null>(null);
+  /** The answers of the last compare run, side by side until one is chosen to continue with. */
+  compareGroup = $state<CompareGroup | null>(null);
   private resolveConfirmation: ((isAllowed: boolean) => void) | null = null;
   private runId: string | null = null;
   private loadToken = 0;
 
   constructor(private readonly deps: ChatSessionDeps) {}
 
-  readonly items: ChatItem[] = $derived.by(() => {
-    const items: ChatItem[] = [];
-    for (const message of this.chain) {
-      if (message.role === 'user') items.push({ kind: 'user', message });
-      else items.push({ kind: 'answer', answer: answerFromMessage(message, message.model?.modelId ?? '') });
-    }
-    if (this.pendingUser?.role === 'user') items.push({ kind: 'user', message: this.pendingUser });
-    // A live answer gives way to its stored copy, so no message is ever listed twice.
-    for (const answer of this.liveAnswers) {
-      const isStored = this.chain.some((message) => message.id === answer.messageId);
-      if (!isStored) items.push({ kind: 'answer', answer });
-    }
-    return items;
-  });
+  readonly items: ChatItem[] = $derived(
+    buildChatItems({
+      chain: this.chain,
+      pendingUser: this.pendingUser,
+      liveAnswers: this.liveAnswers,
+      compareGroup: this.compareGroup,
+    }),
+  );
 
   async open(sessionId: SessionId | null): Promise<void> {
     const token = ++this.loadToken;
     const loaded = await this.load(sessionId);
     if (token !== this.loadToken) return;
+    if (loaded.session?.id !== this.session?.id) this.compareGroup = null;
     this.show(loaded);
   }
 
@@ -107,15 +105,24 @@ export class ChatSessionState {
     await this.run({ text: question.text, models: model, retryOf: question.id }, null);
   }
 
-  async send(text: string, models: ModelRef[]): Promise<void> {
+  /** `extras`: attached files (kept on the user message) and, for a new chat, its project. */
+  async send(text: string, models: ModelRef[], extras: { attachments?: Attachment[]; projectId?: string } = {}): Promise<void> {
     const trimmed = text.trim();
     if (trimmed.length === 0) return;
     const pending = optimisticUserMessage(trimmed, this.session?.id ?? null, this.chain.at(-1)?.id ?? null);
-    await this.run({ text: trimmed, models }, pending);
+    if (pending.role === 'user' && extras.attachments) pending.attachments = extras.attachments;
+    await this.run({ text: trimmed, models, ...extras }, pending);
   }
 
   private async run(
-    request: { text: string; models: ModelRef[]; retryOf?: string },
+    request: {
+      text: string;
+      models: ModelRef[];
+      retryOf?: string;
+      parentId?: string | null;
+      attachments?: Attachment[];
+      projectId?: string;
+    },
     pendingUser: ChatMessageSimple | null,
   ): Promise<void> {
     if (this.isRunning) return;
@@ -126,6 +133,7 @@ export class ChatSessionState {
     this.error = null;
     this.pendingUser = pendingUser;
     this.liveAnswers = [];
+    this.compareGroup = null;
     let createdSessionId: SessionId | null = null;
 
     const onPackets = (packets: Packet[]): void => {
@@ -137,8 +145,10 @@ export class ChatSessionState {
             this.deps.onSessionCreated(createdSessionId);
           }
           createdSessionId ??= packet.obj.sessionId as SessionId;
-          const label = models[packet.placement.modelIndex]?.modelId ?? '';
-          this.liveAnswers.push(createLiveAnswer(packet.obj.assistantMessageId, packet.placement.modelIndex, label));
+          const model = models[packet.placement.modelIndex];
+          this.liveAnswers.push(
+            createLiveAnswer(packet.obj.assistantMessageId, packet.placement.modelIndex, model?.modelId ?? '', model),
+          );
           continue;
         }
         const answer = this.liveAnswers.find((a) => a.modelIndex === packet.placement.modelIndex);
@@ -148,6 +158,7 @@ export class ChatSessionState {
 
     let error: string | null = null;
     let loaded: Awaited<ReturnType<ChatSessionState['load']>> | undefined;
+    let compareGroup: CompareGroup | null = null;
     let isNew = false;
     try {
       // Structured clone cannot copy reactive proxies: send plain data across to the worker.
@@ -164,11 +175,15 @@ export class ChatSessionState {
         this.loadToken++;
         loaded = await this.load(sessionId);
       }
+      if (result.ok && result.value.assistantMessageIds.length > 1) {
+        compareGroup = await this.loadCompareGroup(result.value.userMessageId, result.value.assistantMessageIds);
+      }
     } catch (caught) {
       error = caught instanceof Error ? caught.message : String(caught);
     }
     // The saved turn replaces the live one in a single step.
     if (loaded) this.show(loaded);
+    this.compareGroup = compareGroup;
     this.error = error;
     this.pendingUser = null;
     this.liveAnswers = [];
@@ -176,6 +191,83 @@ export class ChatSessionState {
     this.runId = null;
     this.answerConfirmation(false);
     if (isNew && loaded?.session) this.deps.onSessionCreated(loaded.session.id);
+  }
+
+  /* ---- Message actions: edit, regenerate, branches, compare, flags (issue 8 item 4). ---- */
+
+  /**
+   * Sends an edited question as a sibling of `messageId` (a new branch): same parent, new text.
+   * The old branch stays reachable through the branch switcher.
+   */
+  async edit(messageId: string, text: string, models: ModelRef[]): Promise<void> {
+    const trimmed = text.trim();
+    const index = this.chain.findIndex((m) => m.id === messageId);
+    const original = this.chain[index];
+    if (trimmed.length === 0 || original?.role !== 'user' || this.isRunning) return;
+    this.chain = this.chain.slice(0, index);
+    const pending = optimisticUserMessage(trimmed, this.session?.id ?? null, original.parentId);
+    await this.run({ text: trimmed, models, parentId: original.parentId }, pending);
+  }
+
+  /** Answers the question of `answerId` again with `model` (regenerate, retry with another model). */
+  async regenerate(answerId: string, model: ModelRef): Promise<void> {
+    const index = this.chain.findIndex((m) => m.id === answerId);
+    const question = this.chain[index - 1];
+    if (index < 1 || question?.role !== 'user' || this.isRunning) return;
+    this.chain = this.chain.slice(0, index);
+    await this.run({ text: question.text, models: [model], retryOf: question.id }, null);
+  }
+
+  /** Where a message sits among its siblings (for the ‹ n/m › switcher). */
+  async siblingsOf(messageId: string): Promise<SiblingPosition> {
+    return this.deps.messages.siblings(messageId as MessageId);
+  }
+
+  /** Shows the previous (-1) or next (+1) sibling branch of `messageId`. */
+  async showSibling(messageId: string, offset: -1 | 1): Promise<void> {
+    if (this.isRunning) return;
+    const target = pickSibling(await this.siblingsOf(messageId), offset);
+    if (target !== null) await this.showBranch(target);
+  }
+
+  /** Makes the branch through `messageId` the visible one and reloads the chain. */
+  async showBranch(messageId: string): Promise<void> {
+    await this.deps.messages.switchBranch(messageId as MessageId);
+    this.compareGroup = null;
+    await this.reload();
+  }
+
+  /** Compare mode: keep this answer's branch and close the side-by-side view. */
+  async continueWith(answerId: string): Promise<void> {
+    if (this.isRunning) return;
+    await this.showBranch(answerId);
+  }
+
+  /** Pins a message (always in the context) or excludes it (never in the context). */
+  async setFlags(messageId: string, flags: { isPinned?: boolean; isExcluded?: boolean }): Promise<void> {
+    const message = this.chain.find((m) => m.id === messageId) ?? (await this.deps.messages.get(messageId as MessageId));
+    if (!message) return;
+    const updated: ChatMessageSimple = { ...message, ...flags, updatedAt: Date.now() };
+    await this.deps.messages.put(updated);
+    this.chain = this.chain.map((m) => (m.id === messageId ? updated : m));
+    if (this.compareGroup && updated.role === 'assistant') {
+      this.compareGroup = {
+        ...this.compareGroup,
+        answers: this.compareGroup.answers.map((a) =>
+          a.messageId === messageId ? { ...a, isPinned: updated.isPinned, isExcluded: updated.isExcluded } : a,
+        ),
+      };
+    }
+  }
+
+  private async loadCompareGroup(userMessageId: string, answerIds: string[]): Promise<CompareGroup | null> {
+    const answers: AnswerView[] = [];
+    for (const [modelIndex, id] of answerIds.entries()) {
+      const message = await this.deps.messages.get(id as MessageId);
+      if (message?.role !== 'assistant') continue;
+      answers.push({ ...answerFromMessage(message, message.model?.modelId ?? ''), modelIndex });
+    }
+    return answers.length > 1 ? { userMessageId, answers } : null;
   }
 
   async stop(): Promise<void> {
@@ -187,6 +279,7 @@ export class ChatSessionState {
     this.chain = [];
     this.pendingUser = null;
     this.liveAnswers = [];
+    this.compareGroup = null;
     this.error = null;
   }
 }

@@ -1,5 +1,9 @@
-import { asProviderId, type ModelRef, type ProviderConfig, type ProviderPreset } from '../core/model';
+import { asProviderId, type ModelInfo, type ModelRef, type ProviderConfig, type ProviderPreset } from '../core/model';
 import type { ProviderStore } from '../core/ports';
+import { resolveModelInfo } from '../llm/model-catalog';
+import { err, type Result } from '../util/result';
+import type { WorkerResult } from '../workers/agent/agent.api';
+import type { ProviderFields } from './provider-form';
 
 export interface NewProviderInput {
   name: string;
@@ -8,7 +12,14 @@ export interface NewProviderInput {
   baseUrl: string;
   apiKey: string;
   model: string;
+  /** Extra headers (custom endpoints). */
+  headers?: Record<string, string>;
+  /** Further models to enable after `model`. */
+  moreModels?: string[];
 }
+
+/** The worker's `listModels`: what the Test connection button calls. */
+export type ListModels = (providerId: string) => Promise<WorkerResult<ModelInfo[]>>;
 
 /** The configured providers, and the model the composer uses by default. */
 export class ProvidersState {
@@ -18,6 +29,7 @@ export class ProvidersState {
   constructor(
     private readonly store: ProviderStore,
     private readonly newId: () => string,
+    private readonly listModelsInWorker?: ListModels,
   ) {}
 
   readonly models: ModelRef[] = $derived(
@@ -31,6 +43,7 @@ export class ProvidersState {
 
   async add(input: NewProviderInput): Promise<ProviderConfig> {
     const now = Date.now();
+    const models = [input.model, ...(input.moreModels ?? [])].map((m) => m.trim()).filter((m) => m !== '');
     const provider: ProviderConfig = {
       id: asProviderId(this.newId()),
       name: input.name.trim(),
@@ -38,8 +51,8 @@ export class ProvidersState {
       preset: input.preset,
       baseUrl: input.baseUrl.trim().replace(/\/+$/, ''),
       apiKey: input.apiKey.trim(),
-      headers: {},
-      models: input.model.trim() ? [input.model.trim()] : [],
+      headers: { ...input.headers },
+      models: uniqueModels(models),
       contextWindowOverrides: {},
       createdAt: now,
       updatedAt: now,
@@ -49,8 +62,63 @@ export class ProvidersState {
     return provider;
   }
 
+  /** Saves the edit form; overrides of models no longer enabled are dropped. */
+  async update(provider: ProviderConfig, fields: ProviderFields): Promise<void> {
+    const overrides = Object.fromEntries(
+      Object.entries(provider.contextWindowOverrides).filter(([modelId]) => fields.models.includes(modelId)),
+    );
+    await this.put({
+      ...provider,
+      ...fields,
+      headers: { ...fields.headers },
+      models: [...fields.models],
+      contextWindowOverrides: overrides,
+    });
+  }
+
+  async setModels(provider: ProviderConfig, models: string[]): Promise<void> {
+    await this.put({ ...provider, models: uniqueModels(models) });
+  }
+
+  /** null removes the override: the catalog's value (or the conservative guess) applies again. */
+  async setContextWindow(provider: ProviderConfig, modelId: string, contextWindow: number | null): Promise<void> {
+    const overrides = { ...provider.contextWindowOverrides };
+    if (contextWindow === null) delete overrides[modelId];
+    else overrides[modelId] = contextWindow;
+    await this.put({ ...provider, contextWindowOverrides: overrides });
+  }
+
   async remove(provider: ProviderConfig): Promise<void> {
     await this.store.delete(provider.id);
     await this.load();
   }
+
+  /** What the app assumes about a model: catalog, override, or a guess marked `isEstimate`. */
+  describeModel(provider: ProviderConfig, modelId: string): ModelInfo {
+    return resolveModelInfo(provider, modelId);
+  }
+
+  /** Test connection: the provider's models, or the typed error's message. */
+  async listModels(provider: ProviderConfig): Promise<Result<ModelInfo[], string>> {
+    if (!this.listModelsInWorker) return err('Testing the connection is not available here.');
+    const listed = await this.listModelsInWorker(provider.id);
+    return listed.ok ? listed : err(listed.error.message);
+  }
+
+  private async put(provider: ProviderConfig): Promise<void> {
+    // A plain copy: IndexedDB's structured clone refuses Svelte's state proxies.
+    await this.store.put({
+      ...provider,
+      headers: { ...provider.headers },
+      models: [...provider.models],
+      contextWindowOverrides: { ...provider.contextWindowOverrides },
+      updatedAt: Date.now(),
+    });
+    await this.load();
+  }
+}
+
+/** In order, without repeats: the first model stays the default. */
+function uniqueModels(models: readonly string[]): string[] {
+  return models.filter((model, index) => models.indexOf(model) === index);
 }

@@ -1,19 +1,38 @@
-import type { SessionId } from '../core/model';
+import type { ProjectId, SessionId } from '../core/model';
 
-export type Route = { name: 'chat'; sessionId: SessionId | null } | { name: 'settings' };
+export type Route =
+  | { name: 'chat'; sessionId: SessionId | null }
+  | { name: 'settings' }
+  | { name: 'agents' }
+  /** A project's page; the projects panel fills it (the sidebar lists its chats meanwhile). */
+  | { name: 'project'; projectId: ProjectId };
 
-/** Hash routes, so the static build works on any host and offline: #/, #/chat/<id>, #/settings. */
+/**
+ * Hash routes, so the static build works on any host and offline:
+ * #/, #/chat/<id>, #/settings, #/agents, #/project/<id>.
+ */
 export function parseRoute(hash: string): Route {
   const path = hash.replace(/^#/, '');
   if (path === '/settings') return { name: 'settings' };
+  if (path === '/agents') return { name: 'agents' };
   const chat = /^\/chat\/([^/]+)$/.exec(path);
   if (chat?.[1]) return { name: 'chat', sessionId: decodeURIComponent(chat[1]) as SessionId };
+  const project = /^\/project\/([^/]+)$/.exec(path);
+  if (project?.[1]) return { name: 'project', projectId: decodeURIComponent(project[1]) as ProjectId };
   return { name: 'chat', sessionId: null };
 }
 
 export function routeHref(route: Route): string {
-  if (route.name === 'settings') return '#/settings';
-  return route.sessionId ? `#/chat/${encodeURIComponent(route.sessionId)}` : '#/';
+  switch (route.name) {
+    case 'settings':
+      return '#/settings';
+    case 'agents':
+      return '#/agents';
+    case 'project':
+      return `#/project/${encodeURIComponent(route.projectId)}`;
+    case 'chat':
+      return route.sessionId ? `#/chat/${encodeURIComponent(route.sessionId)}` : '#/';
+  }
 }
 
 export class RouterState {

@@ -1,27 +1,173 @@
-import type { Session } from '../core/model';
+import type { Project, Session, SessionId } from '../core/model';
+import type { SearchHit, SearchIndex, SessionStore } from '../core/ports';
+import type { NoticesState } from './errors.svelte';
 
-/** Subscribes to the stored sessions (every tab's changes included); returns the unsubscribe. */
-export type WatchSessions = (onValue: (sessions: Session[]) => void, onError: (error: Error) => void) => () => void;
+/** Subscribes to a stored list (every tab's changes included); returns the unsubscribe. */
+export type WatchList<T> = (onValue: (values: T[]) => void, onError: (error: Error) => void) => () => void;
+/** Kept for the composition root's older call sites. */
+export type WatchSessions = WatchList<Session>;
 
-/** The sidebar's list of chats, newest activity first, kept current by a live query. */
+/** How long a deleted chat can be brought back before it is really deleted. */
+export const UNDO_DELETE_MS = 6_000;
+export const SEARCH_RESULT_LIMIT = 20;
+
+export interface SessionsDeps {
+  watchSessions: WatchList<Session>;
+  watchProjects?: WatchList<Project>;
+  store: SessionStore;
+  notices: NoticesState;
+  /**
+   * A full-text index over every stored chat. Built on demand in this tab: the agent worker
+   * writes messages through its own connection, so this tab's index is rebuilt after changes.
+   */
+  buildSearchIndex(): Promise<SearchIndex>;
+}
+
+/** The sidebar's chats and projects, kept current by live queries, with their actions. */
 export class SessionsState {
-  sessions = $state<Session[]>([]);
+  /** Every stored session, archived ones included, newest activity first. */
+  all = $state<Session[]>([]);
+  projects = $state<Project[]>([]);
+  /** Deleted, but still undoable: hidden everywhere until the toast expires. */
+  pendingDeleteIds = $state<SessionId[]>([]);
   error = $state<string | null>(null);
-  private readonly unsubscribe: () => void;
+  searchHits = $state<SearchHit[]>([]);
+  isSearching = $state(false);
+  private index: SearchIndex | null = null;
+  private indexBuild: Promise<SearchIndex> | null = null;
+  private searchToken = 0;
+  private readonly unsubscribes: Array<() => void> = [];
 
-  constructor(watch: WatchSessions) {
-    this.unsubscribe = watch(
-      (sessions) => {
-        this.sessions = sessions.filter((s) => !s.isArchived);
-        this.error = null;
-      },
-      (error) => {
-        this.error = error.message;
-      },
+  constructor(private readonly deps: SessionsDeps) {
+    this.unsubscribes.push(
+      deps.watchSessions(
+        (sessions) => {
+          this.all = sessions;
+          this.error = null;
+          // Anything changed (a new answer bumps its session): the search index is stale.
+          this.index = null;
+          this.indexBuild = null;
+        },
+        (error) => {
+          this.error = error.message;
+          deps.notices.report(error, 'Could not load your chats');
+        },
+      ),
+    );
+    if (deps.watchProjects) {
+      this.unsubscribes.push(
+        deps.watchProjects(
+          (projects) => {
+            this.projects = projects;
+          },
+          (error) => deps.notices.report(error, 'Could not load your projects'),
+        ),
+      );
+    }
+  }
+
+  /** Chats shown in the sidebar: not archived, not waiting to be deleted. */
+  readonly sessions: Session[] = $derived(
+    this.all.filter((s) => !s.isArchived && !this.pendingDeleteIds.includes(s.id)),
+  );
+  readonly archived: Session[] = $derived(
+    this.all.filter((s) => s.isArchived && !this.pendingDeleteIds.includes(s.id)),
+  );
+
+  sessionsOfProject(projectId: Project['id']): Session[] {
+    return this.sessions.filter((s) => s.projectId === projectId);
+  }
+
+  async togglePin(session: Session): Promise<void> {
+    await this.deps.notices.guard('Could not pin the chat', () =>
+      this.deps.store.update(session.id, { isPinned: !session.isPinned }),
     );
   }
 
-  dispose(): void {
-    this.unsubscribe();
+  async rename(session: Session, title: string): Promise<void> {
+    const trimmed = title.trim();
+    if (trimmed === '' || trimmed === session.title) return;
+    await this.deps.notices.guard('Could not rename the chat', () => this.deps.store.update(session.id, { title: trimmed }));
   }
+
+  async setArchived(session: Session, isArchived: boolean): Promise<void> {
+    const updated = await this.deps.notices.guard(
+      isArchived ? 'Could not archive the chat' : 'Could not restore the chat',
+      () => this.deps.store.update(session.id, { isArchived }),
+    );
+    if (!updated || !isArchived) return;
+    this.deps.notices.notify(`Archived "${displayTitle(session)}".`, {
+      action: { label: 'Undo', run: () => void this.setArchived(session, false) },
+    });
+  }
+
+  /**
+   * Hides the chat at once and deletes it when the Undo toast expires; Undo brings it back
+   * untouched. A tab closed meanwhile keeps the chat (nothing was deleted yet).
+   */
+  remove(session: Session): void {
+    if (this.pendingDeleteIds.includes(session.id)) return;
+    this.pendingDeleteIds = [...this.pendingDeleteIds, session.id];
+    const forget = () => {
+      this.pendingDeleteIds = this.pendingDeleteIds.filter((id) => id !== session.id);
+    };
+    this.deps.notices.notify(`Deleted "${displayTitle(session)}".`, {
+      durationMs: UNDO_DELETE_MS,
+      action: { label: 'Undo', run: forget },
+      onExpire: () => {
+        void this.deps.notices
+          .guard('Could not delete the chat', () => this.deps.store.delete(session.id))
+          .finally(forget);
+      },
+    });
+  }
+
+  /** Full-text search over titles and messages; one hit per chat, best first. */
+  async search(query: string): Promise<void> {
+    const token = ++this.searchToken;
+    if (query.trim() === '') {
+      this.searchHits = [];
+      return;
+    }
+    this.isSearching = true;
+    try {
+      const index = await this.loadIndex();
+      if (token !== this.searchToken) return;
+      // eslint-disable-next-line svelte/prefer-svelte-reactivity -- a local lookup, never rendered
+      const visible = new Set(this.all.filter((s) => !this.pendingDeleteIds.includes(s.id)).map((s) => s.id));
+      // eslint-disable-next-line svelte/prefer-svelte-reactivity -- a local lookup, never rendered
+      const seen = new Set<SessionId>();
+      const hits: SearchHit[] = [];
+      for (const hit of index.search(query, SEARCH_RESULT_LIMIT * 3)) {
+        if (!visible.has(hit.sessionId) || seen.has(hit.sessionId)) continue;
+        seen.add(hit.sessionId);
+        const session = this.all.find((s) => s.id === hit.sessionId);
+        hits.push({ ...hit, title: session ? displayTitle(session) : hit.title });
+        if (hits.length === SEARCH_RESULT_LIMIT) break;
+      }
+      this.searchHits = hits;
+    } catch (error) {
+      this.deps.notices.report(error, 'Search failed');
+    } finally {
+      if (token === this.searchToken) this.isSearching = false;
+    }
+  }
+
+  private loadIndex(): Promise<SearchIndex> {
+    if (this.index) return Promise.resolve(this.index);
+    const build = this.deps.buildSearchIndex().then((index) => {
+      if (this.indexBuild === build) this.index = index;
+      return index;
+    });
+    this.indexBuild = build;
+    return build;
+  }
+
+  dispose(): void {
+    for (const unsubscribe of this.unsubscribes) unsubscribe();
+  }
+}
+
+export function displayTitle(session: Pick<Session, 'title'>): string {
+  return session.title.trim() || 'New chat';
 }

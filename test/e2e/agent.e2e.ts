@@ -28,7 +28,7 @@ test.describe('the agent loop in the browser', () => {
     expect(JSON.stringify(second.messages.at(-1)?.content)).toContain('no tool named');
 
     await toolBlock.locator('summary').click();
-    await expect(toolBlock).toContainText('"count":3');
+    await expect(toolBlock).toContainText('"count": 3');
   });
 
   test('closing the page mid-stream keeps the partial answer, shown as interrupted with Retry', async ({

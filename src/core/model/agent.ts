@@ -33,3 +33,27 @@ export const agentSchema = z.object({
   updatedAt: z.number(),
 });
 export type Agent = z.infer<typeof agentSchema>;
+
+/** The built-in agent's id; sessions without an agent use it too. */
+export const DEFAULT_AGENT_ID = 'default' as Agent['id'];
+
+/**
+ * The built-in agent: no custom prompt (in a project, the project's instructions act as its
+ * custom agent prompt), no reminders, the automatic history strategy. Pure data, so the
+ * agents screen can show it without reaching into the agent runtime.
+ */
+export function createDefaultAgent(now: number): Agent {
+  return {
+    id: DEFAULT_AGENT_ID,
+    name: 'Default',
+    prompt: '',
+    shouldReplaceSystemPrompt: false,
+    reminders: [],
+    defaultModel: null,
+    enabledTools: [],
+    historyStrategy: { kind: 'auto' },
+    isBuiltIn: true,
+    createdAt: now,
+    updatedAt: now,
+  };
+}

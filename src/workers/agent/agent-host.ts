@@ -3,10 +3,10 @@ import { generateTitle } from '../../core/agent/generate-title';
 import { AgentRequestError, fallbackTitle, processMessage, type AgentDeps, type AssemblerArgs, type PreparedContext } from '../../core/agent/process-message';
 import type { Tool } from '../../core/agent/tools/tool';
 import { assembleContext, decideProjectMode, renderNumberedDocuments } from '../../core/context';
-import type { ContextTool } from '../../core/context/types';
+import type { AssembledContext, ContextTool } from '../../core/context/types';
 import type { toToolDefinition } from '../../core/agent/tools/tool';
 import type { Clock, ConfirmationPort, Embedder, Ids, LlmClient, Scheduler, SettingsStore, TokenCounter } from '../../core/ports';
-import type { Citation, MessageId, ProviderConfig, SessionId } from '../../core/model';
+import type { AssistantMessage, Citation, MessageId, ProviderConfig, SessionId } from '../../core/model';
 import { LlmRequestError } from '../../llm/errors';
 import { resolveModelInfo } from '../../llm/model-catalog';
 import type { CarrelDb } from '../../storage/db';
@@ -27,6 +27,13 @@ import { loadProjectFiles } from '../ingest/load-project-files';
 import { createProjectFileReader } from '../ingest/project-file-reader';
 import type { SessionLocks } from './session-locks';
 import { createPacketBatcher } from './packet-batcher';
+import { testSearchBackend } from '../../core/agent/tools/search-backends';
+import { createHttpFetcher } from './http-fetcher';
+import { testMcpServer } from './mcp/mcp-client';
+import { previewContext } from './preview-context';
+
+/** A settings Test button gives up after this long, so a silent server does not spin forever. */
+const SETTINGS_TEST_TIMEOUT_MS = 20_000;
 
 /** A title is a nicety: a slow provider must not hold a request open for long. */
 const TITLE_TIMEOUT_MS = 20_000;
@@ -211,6 +218,7 @@ export function createAgentHost(host: AgentHostDeps): AgentWorkerApi {
         if (message.role !== 'assistant' || (await host.locks.isHeld(message.sessionId))) continue;
         await messages.put({
           ...message,
+          steps: closeOrphanedToolCalls(message.steps, host.tokens),
           status: 'interrupted',
           stopReason: 'interrupted',
           error: message.error ?? INTERRUPTED_ERROR,
@@ -226,12 +234,33 @@ export function createAgentHost(host: AgentHostDeps): AgentWorkerApi {
       runs.get(runId)?.abort();
       return Promise.resolve();
     },
+    async testWebSearch(config) {
+      const tested = await testSearchBackend(config, createHttpFetcher(), AbortSignal.timeout(SETTINGS_TEST_TIMEOUT_MS));
+      return tested.ok ? tested : { ok: false, error: { code: tested.error.code, message: tested.error.message } };
+    },
+    testMcpServer: (config) => testMcpServer(config, { signal: AbortSignal.timeout(SETTINGS_TEST_TIMEOUT_MS) }),
     async listModels(providerId) {
       const controller = new AbortController();
       try {
         const provider = await providers.get(providerId as ProviderConfig['id']);
         if (!provider) return { ok: false, error: { code: 'not_found', message: 'That provider no longer exists.' } };
         return { ok: true, value: await host.llm.listModels(provider, controller.signal) };
+      } catch (error) {
+        return { ok: false, error: toWorkerError(error) };
+      }
+    },
+    async previewContext(request) {
+      try {
+        return await previewContext(request, {
+          ...baseDeps,
+          // The same system prompt and tools a real turn would get; risky tools are never run here.
+          async prepare(args, onAssembled) {
+            const systemPromptOverride = (await settings.get<string>(SYSTEM_PROMPT_SETTING)) ?? null;
+            const signal = new AbortController().signal;
+            const kit = host.loadTurnTools ? await host.loadTurnTools({ settings, confirmation: REFUSE_ALL }, signal) : undefined;
+            return prepareContext(args, systemPromptOverride, host, collectTools(args, kit), onAssembled);
+          },
+        });
       } catch (error) {
         return { ok: false, error: toWorkerError(error) };
       }
@@ -245,6 +274,7 @@ function prepareContext(
   systemPromptOverride: string | null,
   host: AgentHostDeps,
   tools: Tool[],
+  onAssembled?: (context: AssembledContext) => void,
 ): PreparedContext {
   const agent = args.agent ?? createDefaultAgent(host.clock.now());
   const contextTools = (offered: ReturnType<typeof toToolDefinition>[]): ContextTool[] =>
@@ -268,6 +298,7 @@ function prepareContext(
       tokenCounter: host.tokens,
     });
     if (!result.ok) return { ok: false, error: { code: result.error.code, message: result.error.message } };
+    onAssembled?.(result.value);
     return {
       ok: true,
       value: {
@@ -282,6 +313,28 @@ function prepareContext(
     ? args.projectFiles.map((file, i) => ({ number: i + 1, title: file.name, fileId: file.id }))
     : [];
   return { assemble, tools, documents };
+}
+
+/** What a tool call left running by a closed tab or killed worker reads as after recovery. */
+const ORPHANED_TOOL_RESULT = 'The tool call was cut off when the page closed, before it returned.';
+
+/**
+ * Tool calls still `pending` in an interrupted answer never get a result: mark them cancelled
+ * with one, so the UI stops showing them as running and history holds no orphan.
+ */
+export function closeOrphanedToolCalls(steps: AssistantMessage['steps'], tokens: TokenCounter): AssistantMessage['steps'] {
+  return steps.map((step) => ({
+    ...step,
+    toolCalls: step.toolCalls.map((call) =>
+      call.status === 'pending' || call.result === undefined
+        ? {
+            ...call,
+            status: 'cancelled' as const,
+            result: { content: ORPHANED_TOOL_RESULT, tokenCount: tokens.count(ORPHANED_TOOL_RESULT), isError: true },
+          }
+        : call,
+    ),
+  }));
 }
 
 /** Errors cross the worker boundary as plain `{ code, message }`. */

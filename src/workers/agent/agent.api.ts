@@ -4,11 +4,19 @@
  */
 import type { SendMessageRequest, TurnResult } from '../../core/agent/process-message';
 import type { Packet } from '../../core/agent/packets';
+import type { AssembledContext } from '../../core/context';
 import type { ModelInfo } from '../../core/model';
+import type { PreviewContextRequest } from './preview-context';
 import type { ConfirmationRequest } from '../../core/ports';
 import type { Result } from '../../util/result';
+import type { SearchBackendConfig } from '../../core/agent/tools/search-backends/search-backend';
+import type { McpServerConfig } from './mcp/mcp-server-config';
+import type { WebToolSettings } from '../../core/agent/tools/web-tools';
 
-export type { ConfirmationRequest, Packet, SendMessageRequest, TurnResult };
+/** The settings screen's shapes (web tools, MCP servers), for the UI side of the Test buttons. */
+export type { McpServerConfig, SearchBackendConfig, WebToolSettings };
+
+export type { AssembledContext, ConfirmationRequest, Packet, PreviewContextRequest, SendMessageRequest, TurnResult };
 
 export interface WorkerError {
   code: string;
@@ -45,4 +53,14 @@ export interface AgentWorkerApi {
   sessionCacheStats(): Promise<{ hits: number; misses: number; size: number }>;
   /** Lists a provider's models: the Test connection button. */
   listModels(providerId: string): Promise<WorkerResult<ModelInfo[]>>;
+  /**
+   * The context engine's answer for "what would be sent now" (the draft as the newest message)
+   * or, with `userMessageId`, for the request that answered that question: recomputed from
+   * storage, nothing kept. Tool steps inside that turn are not replayed (its first cycle).
+   */
+  previewContext(request: PreviewContextRequest): Promise<WorkerResult<AssembledContext>>;
+  /** The web tools settings' Test button: one small search with the given (unsaved) settings. */
+  testWebSearch(config: SearchBackendConfig): Promise<WorkerResult<{ resultCount: number }>>;
+  /** The MCP settings' Test button: connects, lists the server's tools, disconnects. */
+  testMcpServer(config: McpServerConfig): Promise<WorkerResult<{ serverName: string; toolNames: string[] }>>;
 }

@@ -1,6 +1,8 @@
 import { proxy, releaseProxy, wrap, type Remote } from 'comlink';
 import type {
   AgentWorkerApi,
+  AssembledContext,
+  PreviewContextRequest,
   ConfirmListener,
   PacketListener,
   SendMessageRequest,
@@ -20,6 +22,9 @@ export interface AgentClient {
   stop(runIdOrSessionId: string): Promise<void>;
   recoverInterrupted(): Promise<number>;
   listModels(providerId: string): Promise<WorkerResult<ModelInfo[]>>;
+  previewContext(request: PreviewContextRequest): Promise<WorkerResult<AssembledContext>>;
+  testWebSearch: AgentWorkerApi['testWebSearch'];
+  testMcpServer: AgentWorkerApi['testMcpServer'];
   dispose(): void;
 }
 
@@ -32,6 +37,9 @@ export function createAgentClient(): AgentClient {
     stop: (id) => api.stop(id),
     recoverInterrupted: () => api.recoverInterrupted(),
     listModels: (providerId) => api.listModels(providerId),
+    testWebSearch: (config) => api.testWebSearch(config),
+    testMcpServer: (config) => api.testMcpServer(config),
+    previewContext: (request) => api.previewContext(request),
     dispose() {
       api[releaseProxy]();
       worker.terminate();

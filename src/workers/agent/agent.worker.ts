@@ -76,6 +76,19 @@ const api: AgentWorkerApi = {
       return { ok: false, error: { code: 'worker_setup', message: error instanceof Error ? error.message : String(error) } };
     }
   },
+  async previewContext(request) {
+    try {
+      return await (await getHost()).previewContext(request);
+    } catch (error) {
+      return { ok: false, error: { code: 'worker_setup', message: error instanceof Error ? error.message : String(error) } };
+    }
+  },
+  async testWebSearch(config) {
+    return (await getHost()).testWebSearch(config);
+  },
+  async testMcpServer(config) {
+    return (await getHost()).testMcpServer(config);
+  },
 };
 
 expose(api);

@@ -36,4 +36,65 @@ export class ChatPage {
   sessionLinks(): Locator {
     return this.page.getByTestId('session-list').getByRole('link');
   }
+
+  /* ---- Message list and message actions (messages, branches, compare, long chats). ---- */
+
+  messageList(): Locator {
+    return this.page.getByTestId('messages');
+  }
+
+  /** Scrolls the (virtualized) list to its first message. */
+  async scrollToTop(): Promise<void> {
+    await this.messageList().evaluate((element) => element.scrollTo({ top: 0 }));
+  }
+
+  /** A question's row: the bubble plus its actions (copy, edit, pin, exclude, branches). */
+  userRows(): Locator {
+    return this.page.getByTestId('user-message-row');
+  }
+
+  async editMessage(row: Locator, text: string): Promise<void> {
+    await row.getByRole('button', { name: 'Edit', exact: true }).click();
+    await row.getByLabel('Edited message').fill(text);
+    await row.getByRole('button', { name: 'Send edit' }).click();
+  }
+
+  /** "Regenerate" → the model to answer again with. */
+  async regenerateWith(answer: Locator, modelId: string): Promise<void> {
+    await answer.getByText('Regenerate', { exact: true }).click();
+    await answer.getByRole('menuitem', { name: `Regenerate with ${modelId}` }).click();
+  }
+
+  branchLabel(row: Locator): Locator {
+    return row.getByTestId('branch-label');
+  }
+
+  async previousBranch(row: Locator): Promise<void> {
+    await row.getByRole('button', { name: 'Previous branch' }).click();
+  }
+
+  async nextBranch(row: Locator): Promise<void> {
+    await row.getByRole('button', { name: 'Next branch' }).click();
+  }
+
+  async togglePin(row: Locator): Promise<void> {
+    await row.getByRole('button', { name: /^(Pin|Unpin)$/ }).click();
+  }
+
+  async toggleExclude(row: Locator): Promise<void> {
+    await row.getByRole('button', { name: /^(Exclude|Include)$/ }).click();
+  }
+
+  compareView(): Locator {
+    return this.page.getByTestId('compare-view');
+  }
+
+  compareColumns(): Locator {
+    return this.compareView().getByTestId('compare-column');
+  }
+
+  /** Adds one more model to the composer (compare mode). */
+  async addCompareModel(): Promise<void> {
+    await this.page.getByRole('button', { name: '+ Compare' }).click();
+  }
 }

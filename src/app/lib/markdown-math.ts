@@ -1,0 +1,129 @@
+import katex from 'katex';
+import type MarkdownIt from 'markdown-it';
+import type { StateBlock, StateInline } from 'markdown-it';
+
+/**
+ * `$…$` (inline) and `$$…$$` (display) math rendered by KaTeX. No maintained markdown-it math
+ * plugin is installed, so these are two small parser rules. An inline `$` only opens math when
+ * the next character is not a space and the closing `$` is not preceded by one and not followed
+ * by a digit, so prices such as "$5 and $10" stay text.
+ */
+
+const DOLLAR = 0x24;
+const BACKSLASH = 0x5c;
+
+function isSpace(code: number | undefined): boolean {
+  return code === 0x20 || code === 0x09 || code === 0x0a;
+}
+
+function isDigit(code: number | undefined): boolean {
+  return code !== undefined && code >= 0x30 && code <= 0x39;
+}
+
+/** Finds the `$` that closes inline math opened at `start`, or -1. */
+function findInlineClose(src: string, start: number, max: number): number {
+  for (let i = start + 1; i < max; i++) {
+    const code = src.charCodeAt(i);
+    if (code === BACKSLASH) {
+      i++;
+      continue;
+    }
+    if (code !== DOLLAR) continue;
+    if (isSpace(src.charCodeAt(i - 1)) || isDigit(src.charCodeAt(i + 1))) return -1;
+    return i;
+  }
+  return -1;
+}
+
+function parseInlineMath(state: StateInline, silent: boolean): boolean {
+  const { src, pos, posMax } = state;
+  if (src.charCodeAt(pos) !== DOLLAR) return false;
+  // `$$` inside a paragraph is display math written inline.
+  const isDisplay = src.charCodeAt(pos + 1) === DOLLAR;
+  if (isDisplay) {
+    const close = src.indexOf('$$', pos + 2);
+    if (close < 0 || close > posMax - 2 || close === pos + 2) return false;
+    if (!silent) {
+      const token = state.push('math_display', 'math', 0);
+      token.content = src.slice(pos + 2, close);
+    }
+    state.pos = close + 2;
+    return true;
+  }
+  if (isSpace(src.charCodeAt(pos + 1)) || pos + 1 >= posMax) return false;
+  const close = findInlineClose(src, pos, posMax);
+  if (close < 0) return false;
+  if (!silent) {
+    const token = state.push('math_inline', 'math', 0);
+    token.content = src.slice(pos + 1, close);
+  }
+  state.pos = close + 1;
+  return true;
+}
+
+function parseBlockMath(state: StateBlock, startLine: number, endLine: number, silent: boolean): boolean {
+  let pos = (state.bMarks[startLine] ?? 0) + (state.tShift[startLine] ?? 0);
+  let max = state.eMarks[startLine] ?? 0;
+  if (pos + 2 > max || state.src.slice(pos, pos + 2) !== '$$') return false;
+  pos += 2;
+  let firstLine = state.src.slice(pos, max);
+  let lastLine = '';
+  let nextLine = startLine;
+  let isFound = false;
+  if (firstLine.trim().endsWith('$$')) {
+    // One line: $$ x $$
+    firstLine = firstLine.trim().slice(0, -2);
+    isFound = true;
+  }
+  if (silent) return true;
+  while (!isFound) {
+    nextLine++;
+    if (nextLine >= endLine) break;
+    pos = (state.bMarks[nextLine] ?? 0) + (state.tShift[nextLine] ?? 0);
+    max = state.eMarks[nextLine] ?? 0;
+    const line = state.src.slice(pos, max);
+    if (line.trim().endsWith('$$')) {
+      lastLine = line.trim().slice(0, -2);
+      isFound = true;
+    }
+  }
+  // An unclosed $$ (an answer still streaming) is left to the paragraph rule.
+  if (!isFound) return false;
+  state.line = nextLine + 1;
+  const token = state.push('math_block', 'math', 0);
+  token.block = true;
+  token.content = [
+    firstLine,
+    nextLine > startLine + 1 ? state.getLines(startLine + 1, nextLine, state.tShift[startLine] ?? 0, true) : '',
+    lastLine,
+  ]
+    .filter((part) => part.trim().length > 0)
+    .join('\n');
+  token.map = [startLine, state.line];
+  token.markup = '$$';
+  return true;
+}
+
+/** KaTeX output, or the source in a marked-up span when it does not parse. */
+export function renderMath(tex: string, isDisplay: boolean): string {
+  return katex.renderToString(tex, {
+    displayMode: isDisplay,
+    throwOnError: false,
+    // \href and \url could smuggle links past the link policy.
+    trust: false,
+    strict: 'ignore',
+    output: 'htmlAndMathml',
+  });
+}
+
+export function installMath(md: MarkdownIt): void {
+  md.inline.ruler.after('escape', 'math_inline', parseInlineMath);
+  md.block.ruler.after('blockquote', 'math_block', parseBlockMath, {
+    alt: ['paragraph', 'reference', 'blockquote', 'list'],
+  });
+  md.renderer.rules['math_inline'] = (tokens, index) => renderMath(tokens[index]?.content ?? '', false);
+  md.renderer.rules['math_display'] = (tokens, index) =>
+    `<span class="math-display">${renderMath(tokens[index]?.content ?? '', true)}</span>`;
+  md.renderer.rules['math_block'] = (tokens, index) =>
+    `<div class="math-block">${renderMath(tokens[index]?.content ?? '', true)}</div>\n`;
+}

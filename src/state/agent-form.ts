@@ -1,0 +1,123 @@
+import { asProviderId, type Agent, type AgentId, type HistoryStrategy, type ModelRef } from '../core/model';
+
+/** The tools an agent can switch on by name (MCP tools come from Settings' servers). */
+export const AGENT_TOOL_NAMES = ['web_search', 'open_url', 'search_project', 'read_file'] as const;
+
+/** The agent editor's fields, as plain strings and booleans bound to inputs. */
+export interface AgentFormValues {
+  name: string;
+  prompt: string;
+  shouldReplaceSystemPrompt: boolean;
+  /** One reminder per line. */
+  reminders: string;
+  /** `${providerId}\u0000${modelId}`, or '' for none. */
+  defaultModel: string;
+  enabledTools: string[];
+  /** Extra tool names, one per line (e.g. mcp:<server id> or mcp__server__tool). */
+  mcpTools: string;
+  strategyKind: HistoryStrategy['kind'];
+  bufferSize: number;
+  head: number;
+  tail: number;
+  maxTokens: number;
+}
+
+const MODEL_SEPARATOR = '\u0000';
+
+export function encodeModel(model: ModelRef | null): string {
+  return model ? `${model.providerId}${MODEL_SEPARATOR}${model.modelId}` : '';
+}
+
+export function decodeModel(value: string): ModelRef | null {
+  const [providerId, modelId] = value.split(MODEL_SEPARATOR);
+  return providerId && modelId ? { providerId: asProviderId(providerId), modelId } : null;
+}
+
+/** Defaults shown for strategies the agent does not use yet. */
+const DEFAULT_BUFFER_SIZE = 20;
+const DEFAULT_HEAD = 2;
+const DEFAULT_TAIL = 10;
+const DEFAULT_MAX_TOKENS = 8000;
+
+export function toFormValues(agent: Agent): AgentFormValues {
+  const strategy = agent.historyStrategy;
+  return {
+    name: agent.name,
+    prompt: agent.prompt,
+    shouldReplaceSystemPrompt: agent.shouldReplaceSystemPrompt,
+    reminders: agent.reminders.join('\n'),
+    defaultModel: encodeModel(agent.defaultModel),
+    enabledTools: agent.enabledTools.filter((tool) => (AGENT_TOOL_NAMES as readonly string[]).includes(tool)),
+    mcpTools: agent.enabledTools.filter((tool) => !(AGENT_TOOL_NAMES as readonly string[]).includes(tool)).join('\n'),
+    strategyKind: strategy.kind,
+    bufferSize: strategy.kind === 'buffered' ? strategy.size : DEFAULT_BUFFER_SIZE,
+    head: strategy.kind === 'head_and_tail' ? strategy.head : DEFAULT_HEAD,
+    tail: strategy.kind === 'head_and_tail' ? strategy.tail : DEFAULT_TAIL,
+    maxTokens: strategy.kind === 'token_limited' ? strategy.maxTokens : DEFAULT_MAX_TOKENS,
+  };
+}
+
+export function toHistoryStrategy(values: AgentFormValues): HistoryStrategy {
+  switch (values.strategyKind) {
+    case 'auto':
+    case 'unbounded':
+      return { kind: values.strategyKind };
+    case 'buffered':
+      return { kind: 'buffered', size: Math.max(1, Math.round(values.bufferSize)) };
+    case 'head_and_tail':
+      return { kind: 'head_and_tail', head: Math.max(0, Math.round(values.head)), tail: Math.max(1, Math.round(values.tail)) };
+    case 'token_limited':
+      return { kind: 'token_limited', maxTokens: Math.max(1, Math.round(values.maxTokens)) };
+  }
+}
+
+/** The problem with the form, or '' when it can be saved. */
+export function validateAgentForm(values: AgentFormValues): string {
+  if (values.name.trim() === '') return 'Give the agent a name.';
+  if (values.shouldReplaceSystemPrompt && values.prompt.trim() === '') {
+    return 'A prompt that replaces the system prompt cannot be empty.';
+  }
+  return '';
+}
+
+/** The agent the form describes, keeping id, origin and creation time of `base`. */
+export function applyFormValues(base: Agent, values: AgentFormValues, now: number): Agent {
+  const lines = (text: string) =>
+    text
+      .split('\n')
+      .map((line) => line.trim())
+      .filter((line) => line !== '');
+  return {
+    ...base,
+    name: values.name.trim(),
+    prompt: values.prompt,
+    shouldReplaceSystemPrompt: values.shouldReplaceSystemPrompt,
+    reminders: lines(values.reminders),
+    defaultModel: decodeModel(values.defaultModel),
+    enabledTools: [...new Set([...values.enabledTools, ...lines(values.mcpTools)])],
+    historyStrategy: toHistoryStrategy(values),
+    updatedAt: now,
+  };
+}
+
+/** A new, empty custom agent. */
+export function createBlankAgent(id: AgentId, now: number): Agent {
+  return {
+    id,
+    name: 'New agent',
+    prompt: '',
+    shouldReplaceSystemPrompt: false,
+    reminders: [],
+    defaultModel: null,
+    enabledTools: [],
+    historyStrategy: { kind: 'auto' },
+    isBuiltIn: false,
+    createdAt: now,
+    updatedAt: now,
+  };
+}
+
+/** A copy under a new id, named so the two are told apart. */
+export function duplicateAgent(agent: Agent, id: AgentId, now: number): Agent {
+  return { ...agent, id, name: `${agent.name} (copy)`, isBuiltIn: false, createdAt: now, updatedAt: now };
+}

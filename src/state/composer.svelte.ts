@@ -1,0 +1,189 @@
+import type { Agent, AgentId, ModelRef, Session, SessionId } from '../core/model';
+import type { SessionStore, TokenCounter } from '../core/ports';
+import type { AgentClient } from '../workers/agent/agent.client';
+import type { AssembledContext, WorkerError } from '../workers/agent/agent.api';
+import { isOverBudget, sameModel } from './context-summary';
+
+export { isLocalProvider, sameModel } from './context-summary';
+import type { NoticesState } from './errors.svelte';
+
+/** Compare mode: at most this many models answer one question (the worker enforces it too). */
+export const MAX_COMPARE_MODELS = 3;
+/** The context preview waits for a pause in typing; the draft's own count is immediate. */
+const PREVIEW_DEBOUNCE_MS = 350;
+
+export interface ComposerDeps {
+  agent: Pick<AgentClient, 'previewContext'>;
+  sessions: SessionStore;
+  notices: NoticesState;
+  /** Loads the tokenizer on first use (a lazy chunk of about a megabyte). */
+  loadTokenCounter(): Promise<TokenCounter>;
+}
+
+/**
+ * The composer's choices for the open chat (models, agent, draft) and what they would cost:
+ * the draft's tokens, counted here, and the whole context, assembled by the worker's context
+ * engine exactly as the next request would be.
+ */
+export class ComposerState {
+  draft = $state('');
+  models = $state<ModelRef[]>([]);
+  /** The agent of the open chat, or the one a new chat will take. */
+  agentId = $state<AgentId | null>(null);
+  draftTokens = $state<number | null>(null);
+  /** What would be sent now; null until computed or when no model is chosen. */
+  preview = $state<AssembledContext | null>(null);
+  previewError = $state<WorkerError | null>(null);
+  isOnline = $state(typeof navigator === 'undefined' ? true : navigator.onLine);
+  private sessionId: SessionId | null = null;
+  private counter: TokenCounter | null = null;
+  private counterLoad: Promise<TokenCounter> | null = null;
+  private previewTimer: ReturnType<typeof setTimeout> | undefined;
+  private previewToken = 0;
+  private readonly onOnline = (): void => {
+    this.isOnline = navigator.onLine;
+  };
+
+  constructor(private readonly deps: ComposerDeps) {
+    if (typeof window !== 'undefined') {
+      window.addEventListener('online', this.onOnline);
+      window.addEventListener('offline', this.onOnline);
+    }
+  }
+
+  readonly isOverBudget: boolean = $derived(
+    this.previewError?.code === 'context_too_large' || (this.preview !== null && isOverBudget(this.preview)),
+  );
+
+  /** Follows the open chat: its models and agent, or the defaults for a new chat. */
+  follow(session: Session | null, available: ModelRef[], agents: readonly Agent[]): void {
+    const isNewTarget = (session?.id ?? null) !== this.sessionId;
+    this.sessionId = session?.id ?? null;
+    const keep = (models: readonly ModelRef[]) => models.filter((m) => available.some((a) => sameModel(a, m)));
+    let candidates = this.models;
+    if (isNewTarget) {
+      // Another chat: the old preview must not show while the new one is computed.
+      this.preview = null;
+      this.previewError = null;
+      this.agentId = session ? session.agentId : null;
+      const agentModel = agents.find((a) => a.id === this.agentId)?.defaultModel;
+      candidates = session ? session.models : agentModel ? [agentModel] : [];
+    }
+    const kept = keep(candidates);
+    this.models = kept.length > 0 ? kept : available.slice(0, 1);
+    this.schedulePreview();
+  }
+
+  setDraft(text: string): void {
+    this.draft = text;
+    this.countDraft();
+    this.schedulePreview();
+  }
+
+  /** Replaces model `index` (or adds one in compare mode); saved on the open chat. */
+  async setModels(models: ModelRef[]): Promise<void> {
+    this.models = plainModels(models).slice(0, MAX_COMPARE_MODELS);
+    this.schedulePreview();
+    const sessionId = this.sessionId;
+    if (sessionId && this.models.length > 0) {
+      await this.deps.notices.guard('Could not save the chat’s model', () =>
+        this.deps.sessions.update(sessionId, { models: plainModels(this.models) }),
+      );
+    }
+  }
+
+  /** Picks the agent: saved on the open chat; a new chat takes it with its first message. */
+  async setAgent(agent: Agent, available: ModelRef[]): Promise<void> {
+    this.agentId = agent.isBuiltIn ? null : agent.id;
+    const preferred = agent.defaultModel;
+    if (preferred && available.some((m) => sameModel(m, preferred))) this.models = [preferred];
+    this.schedulePreview();
+    const sessionId = this.sessionId;
+    if (sessionId) {
+      await this.deps.notices.guard('Could not change the chat’s agent', () =>
+        this.deps.sessions.update(sessionId, { agentId: this.agentId, models: plainModels(this.models) }),
+      );
+    }
+  }
+
+  /** The draft was sent: clear it and look at the context again once the turn is saved. */
+  clearDraft(): void {
+    this.draft = '';
+    this.draftTokens = 0;
+  }
+
+  /** Recomputes the preview soon (after typing pauses, or after a turn was saved). */
+  schedulePreview(): void {
+    clearTimeout(this.previewTimer);
+    this.previewTimer = setTimeout(() => void this.refreshPreview(), PREVIEW_DEBOUNCE_MS);
+  }
+
+  async refreshPreview(): Promise<void> {
+    const model = this.models[0];
+    const token = ++this.previewToken;
+    if (!model) {
+      this.preview = null;
+      this.previewError = null;
+      return;
+    }
+    try {
+      const result = await this.deps.agent.previewContext({
+        sessionId: this.sessionId,
+        model: { providerId: model.providerId, modelId: model.modelId },
+        text: this.draft,
+        agentId: this.agentId,
+      });
+      if (token !== this.previewToken) return;
+      this.preview = result.ok ? result.value : null;
+      this.previewError = result.ok ? null : result.error;
+    } catch (error) {
+      if (token !== this.previewToken) return;
+      this.preview = null;
+      this.previewError = { code: 'internal', message: error instanceof Error ? error.message : String(error) };
+    }
+  }
+
+  /** The request that answered `userMessageId`, recomputed (the inspector's "last request"). */
+  async previewLast(userMessageId: string): Promise<{ ok: true; value: AssembledContext } | { ok: false; error: WorkerError }> {
+    const model = this.models[0];
+    if (!model) return { ok: false, error: { code: 'no_provider', message: 'Choose a model first.' } };
+    return this.deps.agent.previewContext({
+      sessionId: this.sessionId,
+      model: { providerId: model.providerId, modelId: model.modelId },
+      userMessageId,
+    });
+  }
+
+  private countDraft(): void {
+    if (this.counter) {
+      this.draftTokens = this.counter.count(this.draft);
+      return;
+    }
+    this.counterLoad ??= this.deps.loadTokenCounter();
+    this.counterLoad.then(
+      (counter) => {
+        this.counter = counter;
+        this.draftTokens = counter.count(this.draft);
+      },
+      (error: unknown) => {
+        this.counterLoad = null;
+        this.deps.notices.report(error, 'Could not load the token counter');
+      },
+    );
+  }
+
+  dispose(): void {
+    clearTimeout(this.previewTimer);
+    if (typeof window !== 'undefined') {
+      window.removeEventListener('online', this.onOnline);
+      window.removeEventListener('offline', this.onOnline);
+    }
+  }
+}
+
+/**
+ * Plain copies: rune state is a proxy, which neither postMessage nor IndexedDB can clone.
+ */
+export function plainModels(models: readonly ModelRef[]): ModelRef[] {
+  return models.map((m) => ({ providerId: m.providerId, modelId: m.modelId }));
+}

@@ -1,0 +1,123 @@
+import type { AssembledContext, ContextKind, DropReason } from '../core/context';
+import type { LlmMessage, ModelRef, ProviderConfig } from '../core/model';
+
+export type { AssembledContext, ContextKind, ContextMessage, DroppedItem } from '../core/context';
+
+/** The inspector's one- or two-letter labels (seed 001's names for the context's parts). */
+export const KIND_LETTERS: Readonly<Record<ContextKind, string>> = {
+  system: 'S',
+  custom_agent: 'CA',
+  project_files: 'P',
+  file: 'F',
+  user: 'U',
+  assistant: 'A',
+  tool_call: 'TC',
+  tool_result: 'TR',
+  reminder: 'R',
+  skipped: 'M',
+  forgotten_files: 'M',
+};
+
+export const KIND_NAMES: Readonly<Record<ContextKind, string>> = {
+  system: 'System prompt',
+  custom_agent: 'Custom agent',
+  project_files: 'Project files',
+  file: 'Files',
+  user: 'User',
+  assistant: 'Assistant',
+  tool_call: 'Tool call',
+  tool_result: 'Tool result',
+  reminder: 'Reminder',
+  skipped: 'Marker: skipped messages',
+  forgotten_files: 'Marker: forgotten files',
+};
+
+export const DROP_REASONS: Readonly<Record<DropReason, string>> = {
+  excluded: 'excluded from context by you',
+  strategy: "outside the agent's history strategy",
+  budget: 'did not fit the token budget',
+  project_search_mode: 'project too large to inline: searched instead',
+};
+
+/** "950", "12.3k", "128k", "1.05M": short enough for the composer's meter. */
+export function formatTokens(tokens: number): string {
+  if (tokens < 1000) return String(Math.round(tokens));
+  if (tokens < 1_000_000) {
+    const thousands = tokens / 1000;
+    return `${thousands >= 100 || Number.isInteger(thousands) ? Math.round(thousands) : thousands.toFixed(1)}k`;
+  }
+  const millions = tokens / 1_000_000;
+  return `${Number.isInteger(millions) ? millions : millions.toFixed(2)}M`;
+}
+
+export interface KindTotal {
+  kind: ContextKind;
+  letter: string;
+  tokens: number;
+  /** Share of the context window, 0..1, for the stacked bar. */
+  share: number;
+}
+
+/** Tokens per kind in order of first appearance, with each kind's share of the window. */
+export function summarizeByKind(context: Pick<AssembledContext, 'messages' | 'budget'>): KindTotal[] {
+  const totals = new Map<ContextKind, number>();
+  for (const message of context.messages) totals.set(message.kind, (totals.get(message.kind) ?? 0) + message.tokens);
+  const window = Math.max(1, context.budget.contextWindow);
+  return [...totals].map(([kind, tokens]) => ({ kind, letter: KIND_LETTERS[kind], tokens, share: tokens / window }));
+}
+
+export function isOverBudget(context: Pick<AssembledContext, 'totalTokens' | 'budget'>): boolean {
+  return context.totalTokens > context.budget.inputBudget;
+}
+
+export interface SendBlockInput {
+  hasModel: boolean;
+  isOnline: boolean;
+  /** Every chosen model runs on this machine (Ollama, LM Studio), so offline is fine. */
+  isLocalOnly: boolean;
+  isOverBudget: boolean;
+  isDraftEmpty: boolean;
+}
+
+/** Why Send is disabled, in the order a person should fix things; '' when it is enabled. */
+export function explainSendBlock(input: SendBlockInput): string {
+  if (!input.hasModel) return 'Add a provider in Settings to start chatting.';
+  if (!input.isOnline && !input.isLocalOnly) return 'You are offline. Reconnect to send.';
+  if (input.isOverBudget) return "The conversation is over the model's context budget. Start a new chat or exclude messages.";
+  if (input.isDraftEmpty) return 'Type a message.';
+  return '';
+}
+
+/** The text of one sent message as the inspector shows it: every part, tool calls as JSON. */
+export function renderMessageText(message: LlmMessage): string {
+  if (typeof message.content === 'string') return message.content;
+  return message.content
+    .map((part) => {
+      switch (part.type) {
+        case 'text':
+        case 'reasoning':
+          return part.type === 'reasoning' ? `[reasoning] ${part.text}` : part.text;
+        case 'image':
+          return `[image${part.mediaType ? ` ${part.mediaType}` : ''}]`;
+        case 'tool-call':
+          return `[call ${part.toolName}] ${JSON.stringify(part.input)}`;
+        case 'tool-result':
+          return `[result ${part.toolName}${part.isError ? ', error' : ''}] ${part.output}`;
+      }
+    })
+    .join('\n');
+}
+
+export const sameModel = (a: ModelRef, b: ModelRef): boolean => a.providerId === b.providerId && a.modelId === b.modelId;
+
+/** A provider running on this machine answers without the internet. */
+export function isLocalProvider(provider: Pick<ProviderConfig, 'preset' | 'baseUrl'>): boolean {
+  if (provider.preset === 'ollama' || provider.preset === 'lmstudio') return true;
+  try {
+    const host = new URL(provider.baseUrl).hostname;
+    return host === 'localhost' || host === '127.0.0.1' || host === '[::1]';
+  } catch {
+    return false;
+  }
+}
+

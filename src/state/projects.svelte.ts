@@ -1,0 +1,378 @@
+import { asProjectId, type Agent, type AgentId, type FileId, type ModelRef, type Project, type ProjectFile, type ProjectId } from '../core/model';
+import type { FileStore, ProjectStore, SettingsStore, StoredFile } from '../core/ports';
+import {
+  DEFAULT_EMBEDDING_SETTINGS,
+  EMBEDDING_SETTINGS_KEY,
+  embeddingSettingsSchema,
+  readEmbeddingSettings,
+  type EmbeddingClient,
+  type EmbeddingProgress,
+  type EmbeddingSettings,
+  type ModelFile,
+} from '../workers/embedding/embedding.client';
+import type { IngestClient, IngestJob } from '../workers/ingest/ingest.client';
+import type { NoticesState } from './errors.svelte';
+import { settleUploadRow, type EmbeddedCount, type UploadRow } from './project-fit';
+
+export interface ProjectsDeps {
+  projects: ProjectStore;
+  files: FileStore;
+  settings: SettingsStore;
+  notices: NoticesState;
+  /** Workers start on first use: most visits never upload a file. */
+  loadIngest(): IngestClient;
+  loadEmbedding(): EmbeddingClient;
+  newId(): string;
+  now(): number;
+}
+
+/** A project file as the panel lists it: metadata only, never the blob or the text. */
+export type ProjectFileRow = ProjectFile & { createdAt: number };
+
+/** New projects are named this until renamed (the name field is focused at once). */
+export const NEW_PROJECT_NAME = 'New project';
+
+/**
+ * The open project: its settings, its files and uploads in progress, and whether its passages
+ * carry embeddings. The upload list's rows are settled by the pure helpers in project-fit.ts.
+ */
+export class ProjectsState {
+  project = $state<Project | null>(null);
+  files = $state<ProjectFileRow[]>([]);
+  uploads = $state<UploadRow[]>([]);
+  isUploading = $state(false);
+  embedded = $state<EmbeddedCount | null>(null);
+  /** Why the passages have no embeddings (model unavailable, downloads off); null when fine. */
+  embeddingNote = $state<string | null>(null);
+  /** A new chat started from a project: its first message creates the session in it. */
+  newChatProjectId = $state<ProjectId | null>(null);
+  private job: IngestJob | null = null;
+  private openToken = 0;
+
+  constructor(private readonly deps: ProjectsDeps) {}
+
+  async create(name = NEW_PROJECT_NAME): Promise<Project> {
+    const now = this.deps.now();
+    const project: Project = {
+      id: asProjectId(this.deps.newId()),
+      name,
+      instructions: '',
+      defaultModel: null,
+      defaultAgentId: null,
+      createdAt: now,
+      updatedAt: now,
+    };
+    await this.deps.projects.put(project);
+    return project;
+  }
+
+  async open(projectId: ProjectId): Promise<void> {
+    const token = ++this.openToken;
+    if (this.project?.id !== projectId) {
+      this.uploads = [];
+      this.embedded = null;
+      this.embeddingNote = null;
+    }
+    const project = (await this.deps.projects.get(projectId)) ?? null;
+    if (token !== this.openToken) return;
+    this.project = project;
+    await this.reloadFiles();
+  }
+
+  async rename(name: string): Promise<void> {
+    const trimmed = name.trim();
+    if (trimmed === '' || trimmed === this.project?.name) return;
+    await this.update({ name: trimmed });
+  }
+
+  async setInstructions(instructions: string): Promise<void> {
+    if (instructions === this.project?.instructions) return;
+    await this.update({ instructions });
+  }
+
+  async setDefaultModel(model: ModelRef | null): Promise<void> {
+    await this.update({ defaultModel: model ? { providerId: model.providerId, modelId: model.modelId } : null });
+  }
+
+  async setDefaultAgent(agentId: AgentId | null): Promise<void> {
+    await this.update({ defaultAgentId: agentId });
+  }
+
+  /** Deletes the project with its files and passages; its chats stay, as ordinary chats. */
+  async remove(): Promise<void> {
+    const project = this.project;
+    if (!project) return;
+    this.cancelUpload();
+    await this.deps.projects.delete(project.id);
+    if (this.newChatProjectId === project.id) this.newChatProjectId = null;
+    this.project = null;
+    this.files = [];
+    this.uploads = [];
+  }
+
+  /** Ingests files one by one with a progress bar each, then embeds what was stored. */
+  async upload(files: readonly File[]): Promise<void> {
+    const project = this.project;
+    if (!project || files.length === 0 || this.isUploading) return;
+    const batch = `${this.deps.newId()}:`;
+    this.uploads = [
+      ...this.uploads.filter((row) => row.status === 'working'),
+      ...files.map((file, index) => ({
+        key: `${batch}${index}`,
+        name: file.name,
+        stage: 'hash' as const,
+        fraction: 0,
+        status: 'working' as const,
+        message: null,
+      })),
+    ];
+    this.isUploading = true;
+    try {
+      const job = this.deps.loadIngest().ingestFiles(
+        project.id,
+        files.map((file) => ({ name: file.name, mimeType: file.type, blob: file })),
+        (progress) => {
+          this.patchUpload(`${batch}${progress.key}`, { stage: progress.stage, fraction: progress.fraction });
+          if (progress.stage === 'done') void this.reloadFiles();
+        },
+      );
+      this.job = job;
+      const outcomes = await job.result;
+      this.uploads = this.uploads.map((row) => {
+        if (!row.key.startsWith(batch)) return row;
+        const index = Number(row.key.slice(batch.length));
+        return settleUploadRow(row, outcomes[index]);
+      });
+      await this.reloadFiles();
+      const storedIds = outcomes.flatMap((outcome) =>
+        outcome.kind === 'stored' && outcome.status === 'ready' && outcome.chunkCount > 0 ? [outcome.fileId] : [],
+      );
+      // Embedding goes on in the background: the files are searchable by keyword already,
+      // and the next upload need not wait for it.
+      this.job = null;
+      this.isUploading = false;
+      await this.embedFiles(storedIds);
+    } catch (error) {
+      this.uploads = this.uploads.map((row) =>
+        row.status === 'working' ? { ...row, status: 'failed', stage: 'failed', message: describe(error) } : row,
+      );
+      this.deps.notices.report(error, 'Could not add the files');
+    } finally {
+      this.job = null;
+      this.isUploading = false;
+    }
+  }
+
+  /** Stops the upload: the current file is dropped, the rest are reported as cancelled. */
+  cancelUpload(): void {
+    this.job?.cancel();
+  }
+
+  async deleteFile(fileId: FileId): Promise<void> {
+    await this.deps.notices.guard('Could not delete the file', () => this.deps.files.delete(fileId));
+    await this.reloadFiles();
+  }
+
+  /** Read for the file viewer (offline: everything is in IndexedDB). */
+  getFile(fileId: FileId): Promise<StoredFile | undefined> {
+    return this.deps.files.get(fileId);
+  }
+
+  private async embedFiles(fileIds: readonly FileId[]): Promise<void> {
+    const project = this.project;
+    if (!project || fileIds.length === 0) return;
+    const settings = await readEmbeddingSettings(this.deps.settings);
+    const embedding = this.deps.loadEmbedding();
+    if (!(await embedding.isModelAvailable(settings))) {
+      this.embeddingNote =
+        'No embedding model is available (downloads are off and none is cached or imported): search uses keywords only.';
+      return;
+    }
+    for (const fileId of fileIds) {
+      const row = this.uploads.find((upload) => this.files.find((f) => f.id === fileId)?.name === upload.name);
+      const job = embedding.embedFile(fileId, settings, (progress) => {
+        if (row && progress.kind === 'chunks' && progress.total > 0) {
+          this.patchUpload(row.key, { stage: 'embed', fraction: progress.embedded / progress.total });
+        }
+      });
+      const result = await job.result;
+      if (row) this.patchUpload(row.key, { stage: 'done', fraction: 1 });
+      if (!result.ok) {
+        this.embeddingNote = `${result.error.message} Search uses keywords only.`;
+        break;
+      }
+    }
+    await this.refreshEmbedded();
+  }
+
+  private async refreshEmbedded(): Promise<void> {
+    const project = this.project;
+    if (!project) return;
+    try {
+      const settings = await readEmbeddingSettings(this.deps.settings);
+      this.embedded = await this.deps.loadEmbedding().countEmbedded(project.id, settings);
+    } catch (error) {
+      this.deps.notices.report(error, 'Could not count the embedded passages');
+    }
+  }
+
+  private async reloadFiles(): Promise<void> {
+    const project = this.project;
+    if (!project) {
+      this.files = [];
+      return;
+    }
+    const stored = await this.deps.files.listByProject(project.id);
+    if (this.project?.id !== project.id) return;
+    this.files = stored.map(toFileRow);
+  }
+
+  private patchUpload(key: string, patch: Partial<UploadRow>): void {
+    this.uploads = this.uploads.map((row) => (row.key === key && row.status === 'working' ? { ...row, ...patch } : row));
+  }
+
+  private async update(patch: Partial<Omit<Project, 'id' | 'createdAt'>>): Promise<void> {
+    const project = this.project;
+    if (!project) return;
+    const next: Project = { ...$state.snapshot(project), ...patch, updatedAt: this.deps.now() };
+    this.project = next;
+    await this.deps.notices.guard('Could not save the project', () => this.deps.projects.put(next));
+  }
+
+  /** Starts a loaded project's passage count (the panel calls it when opened). */
+  async loadEmbeddedCount(): Promise<void> {
+    if (this.files.length > 0) await this.refreshEmbedded();
+  }
+}
+
+function toFileRow(file: StoredFile): ProjectFileRow {
+  return {
+    id: file.id,
+    name: file.name,
+    mimeType: file.mimeType,
+    sizeBytes: file.sizeBytes,
+    status: file.status,
+    tokenCount: file.tokenCount,
+    ...(file.error === undefined ? {} : { error: file.error }),
+    createdAt: file.createdAt,
+  };
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** Embedding model choice, source, downloads, "Download now" and folder import (Settings). */
+export class EmbeddingSettingsState {
+  settings = $state<EmbeddingSettings>(DEFAULT_EMBEDDING_SETTINGS);
+  /** 0–1 while a model loads; null otherwise. */
+  progress = $state<number | null>(null);
+  progressLabel = $state('');
+  status = $state<string | null>(null);
+  isBusy = $state(false);
+  private cancelPrepare: (() => void) | null = null;
+
+  constructor(private readonly deps: Pick<ProjectsDeps, 'settings' | 'notices' | 'loadEmbedding'>) {}
+
+  async load(): Promise<void> {
+    this.settings = await readEmbeddingSettings(this.deps.settings);
+  }
+
+  async save(patch: Partial<EmbeddingSettings>): Promise<boolean> {
+    const parsed = embeddingSettingsSchema.safeParse({ ...$state.snapshot(this.settings), ...patch });
+    if (!parsed.success) {
+      this.status = 'These settings are incomplete: a self-hosted source needs its address.';
+      return false;
+    }
+    this.settings = parsed.data;
+    this.status = null;
+    await this.deps.notices.guard('Could not save the embedding settings', () =>
+      this.deps.settings.set(EMBEDDING_SETTINGS_KEY, parsed.data),
+    );
+    return true;
+  }
+
+  /** Loads the model now (downloading if allowed), with progress. */
+  async downloadNow(): Promise<void> {
+    if (this.isBusy) return;
+    this.isBusy = true;
+    this.progress = 0;
+    this.status = null;
+    try {
+      const job = this.deps.loadEmbedding().prepareModel($state.snapshot(this.settings), (event) => this.onProgress(event));
+      this.cancelPrepare = () => job.cancel();
+      const result = await job.result;
+      this.status = result.ok ? `${this.settings.modelId} is ready.` : result.error.message;
+    } catch (error) {
+      this.status = describe(error);
+    } finally {
+      this.cancelPrepare = null;
+      this.progress = null;
+      this.isBusy = false;
+    }
+  }
+
+  cancel(): void {
+    this.cancelPrepare?.();
+  }
+
+  /** Stores a model folder the person picked (`<input type=file webkitdirectory>`). */
+  async importFolder(files: readonly File[]): Promise<void> {
+    if (files.length === 0 || this.isBusy) return;
+    this.isBusy = true;
+    this.status = null;
+    try {
+      const modelFiles: ModelFile[] = files.map((file) => ({
+        path: file.webkitRelativePath || file.name,
+        blob: file,
+      }));
+      const result = await this.deps.loadEmbedding().importModelFolder(this.settings.modelId, modelFiles, this.settings.isQuantized);
+      if (result.ok) {
+        await this.save({ source: { kind: 'imported' } });
+        this.status = `Imported ${result.value.fileCount} files for ${this.settings.modelId}.`;
+      } else {
+        this.status = result.error.message;
+      }
+    } catch (error) {
+      this.status = describe(error);
+    } finally {
+      this.isBusy = false;
+    }
+  }
+
+  private onProgress(event: EmbeddingProgress): void {
+    if (event.kind === 'model') {
+      if (event.progress.percent !== undefined) this.progress = event.progress.percent / 100;
+      this.progressLabel = `${event.progress.status} ${event.progress.file}`;
+    }
+  }
+}
+
+/**
+ * "New chat in this project": the next first message creates its session in the project, with
+ * the project's default model and agent picked in the composer.
+ */
+export async function startProjectChat(
+  project: Project,
+  deps: {
+    projects: Pick<ProjectsState, 'newChatProjectId'>;
+    goToNewChat(): void;
+    /** Resolves once the composer followed the new (empty) chat. */
+    settle(): Promise<void>;
+    composer: { setModels(models: ModelRef[]): Promise<void>; setAgent(agent: Agent, available: ModelRef[]): Promise<void> };
+    agents: { find(id: string | null): Agent };
+    available: ModelRef[];
+  },
+): Promise<void> {
+  deps.projects.newChatProjectId = project.id;
+  deps.goToNewChat();
+  await deps.settle();
+  if (project.defaultAgentId) await deps.composer.setAgent(deps.agents.find(project.defaultAgentId), deps.available);
+  const model = project.defaultModel;
+  if (model && deps.available.some((m) => m.providerId === model.providerId && m.modelId === model.modelId)) {
+    await deps.composer.setModels([model]);
+  }
+}
+
+/** The embedding models the Settings picker offers. */
+export { EMBEDDING_MODELS } from '../workers/embedding/embedding.client';

@@ -1,0 +1,36 @@
+import type { ModelRef, Usage } from '../core/model';
+import { computeCost, resolveModelInfo } from '../llm/model-catalog';
+
+/**
+ * "1,234 in · 567 out · $0.0012": an answer's usage and cost for its hover card. Prices depend on
+ * the model id alone (the catalogue), so no provider settings are needed; an unknown model shows
+ * no cost rather than a guess.
+ */
+export function formatUsage(usage: Usage, model: ModelRef | undefined): string {
+  const parts = [`${formatCount(usage.inputTokens)} in`, `${formatCount(usage.outputTokens)} out`];
+  if (usage.reasoningTokens) parts.push(`${formatCount(usage.reasoningTokens)} reasoning`);
+  if (usage.cachedInputTokens) parts.push(`${formatCount(usage.cachedInputTokens)} cached`);
+  const cost = model ? computeCost(resolveModelInfo({ preset: 'custom', contextWindowOverrides: {} }, model.modelId), usage) : undefined;
+  if (cost !== undefined) parts.push(formatCost(cost));
+  return parts.join(' · ');
+}
+
+export function formatCount(count: number): string {
+  return count.toLocaleString('en-US');
+}
+
+/** Sub-cent costs keep two significant digits, so a cheap answer does not read "$0.00". */
+export function formatCost(usd: number): string {
+  if (usd === 0) return '$0';
+  if (usd >= 0.01) return `$${usd.toFixed(2)}`;
+  return `$${usd.toPrecision(2)}`;
+}
+
+/** "Thought for 3 s" / "Thought for 1 min 5 s". */
+export function formatThoughtDuration(durationMs: number): string {
+  const seconds = Math.max(1, Math.round(durationMs / 1000));
+  if (seconds < 60) return `Thought for ${String(seconds)} s`;
+  const minutes = Math.floor(seconds / 60);
+  const rest = seconds % 60;
+  return rest === 0 ? `Thought for ${String(minutes)} min` : `Thought for ${String(minutes)} min ${String(rest)} s`;
+}

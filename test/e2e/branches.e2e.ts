@@ -1,0 +1,60 @@
+import { expect, test } from './fixtures';
+
+test.describe('branches', () => {
+  test.beforeEach(async ({ settings, llm }) => {
+    await settings.open();
+    await settings.addProvider({ name: 'Mock A', baseUrl: `${llm.url}/v1`, apiKey: 'sk-branches-a', model: 'model-alpha' });
+    await settings.addProvider({ name: 'Mock B', baseUrl: `${llm.url}/v1`, apiKey: 'sk-branches-b', model: 'model-beta' });
+  });
+
+  test('editing a question makes a branch, and ‹ 1/2 › switches between them', async ({ page, chat }) => {
+    await chat.newChat();
+    await chat.send('what is one plus one');
+    await expect(chat.lastAnswer()).toContainText('You said: what is one plus one');
+    await expect(chat.lastAnswer()).toHaveAttribute('data-status', 'complete');
+
+    const question = chat.userRows().first();
+    await chat.editMessage(question, 'what is two plus two');
+    await expect(chat.lastAnswer()).toContainText('You said: what is two plus two');
+    await expect(chat.lastAnswer()).toHaveAttribute('data-status', 'complete');
+    await expect(chat.userMessages()).toHaveText(['what is two plus two']);
+    await expect(chat.branchLabel(chat.userRows().first())).toHaveText('2/2');
+
+    await chat.previousBranch(chat.userRows().first());
+    await expect(chat.userMessages()).toHaveText(['what is one plus one']);
+    await expect(chat.lastAnswer()).toContainText('You said: what is one plus one');
+    await expect(chat.branchLabel(chat.userRows().first())).toHaveText('1/2');
+
+    // The chosen branch is what the session shows after a reload.
+    await page.reload();
+    await expect(chat.userMessages()).toHaveText(['what is one plus one']);
+    await chat.nextBranch(chat.userRows().first());
+    await expect(chat.userMessages()).toHaveText(['what is two plus two']);
+  });
+
+  test('regenerating with another model adds a sibling answer from that model', async ({ chat, llm }) => {
+    await chat.newChat();
+    await chat.send('hello there');
+    await expect(chat.lastAnswer()).toHaveAttribute('data-status', 'complete');
+    await expect(chat.lastAnswer().getByTestId('answer-model')).toHaveText('model-alpha');
+
+    llm.queueScenarios({ kind: 'text', text: 'A second opinion from beta.' });
+    await chat.regenerateWith(chat.lastAnswer(), 'model-beta');
+    await expect(chat.lastAnswer()).toContainText('A second opinion from beta.');
+    await expect(chat.lastAnswer()).toHaveAttribute('data-status', 'complete');
+    await expect(chat.lastAnswer().getByTestId('answer-model')).toHaveText('model-beta');
+    await expect(chat.answers()).toHaveCount(1);
+    await expect(chat.userMessages()).toHaveCount(1);
+    await expect(chat.branchLabel(chat.lastAnswer())).toHaveText('2/2');
+
+    const last = llm
+      .requests()
+      .filter((r) => r.path.endsWith('/chat/completions') && !r.isPreflight)
+      .at(-1);
+    expect((last?.body as { model: string }).model).toBe('model-beta');
+
+    await chat.previousBranch(chat.lastAnswer());
+    await expect(chat.lastAnswer().getByTestId('answer-model')).toHaveText('model-alpha');
+    await expect(chat.branchLabel(chat.lastAnswer())).toHaveText('1/2');
+  });
+});

@@ -1,0 +1,98 @@
+import { mkdir } from 'node:fs/promises';
+import { expect, test } from './fixtures';
+
+const API_KEY = 'sk-e2e-settings-key';
+const SCREENSHOT_DIR = 'test-results/screenshots';
+
+test.describe('Settings', () => {
+  test.beforeEach(async ({ settings, llm }) => {
+    await settings.open();
+    await settings.addProvider({ kind: 'openai', name: 'Mock OpenAI', baseUrl: `${llm.url}/v1`, apiKey: API_KEY, model: 'gpt-4o-mini' });
+  });
+
+  test('an edited system prompt is sent with the next message; Reset brings back the default', async ({ page, settings, chat, llm }) => {
+    const editor = page.getByLabel('Default system prompt');
+    const defaultPrompt = await editor.inputValue();
+    expect(defaultPrompt.length).toBeGreaterThan(20);
+    await expect(page.getByText('{{CURRENT_DATETIME}}')).toBeVisible();
+
+    await editor.fill('You are a pirate. Always answer like one.');
+    await page.getByRole('button', { name: 'Save prompt' }).click();
+    await expect(page.getByText('Saved: the next message uses this prompt.')).toBeVisible();
+
+    llm.queueScenarios({ kind: 'text', text: 'Arr!' });
+    await chat.newChat();
+    await chat.send('hi');
+    await expect(chat.lastAnswer()).toContainText('Arr!');
+    const request = await llm.waitForRequest();
+    const body = request.body as { messages: Array<{ role: string; content: unknown }> };
+    expect(JSON.stringify(body.messages[0])).toContain('You are a pirate.');
+
+    await settings.open();
+    await expect(page.getByLabel('Default system prompt')).toHaveValue('You are a pirate. Always answer like one.');
+    await page.getByRole('button', { name: 'Reset to default' }).click();
+    await expect(page.getByLabel('Default system prompt')).toHaveValue(defaultPrompt);
+    await page.reload();
+    await expect(page.getByLabel('Default system prompt')).toHaveValue(defaultPrompt);
+  });
+
+  test('the theme switches at once and is kept after a reload', async ({ page }) => {
+    const html = page.locator('html');
+    await expect(html).not.toHaveAttribute('data-theme', /./);
+    await page.getByRole('radio', { name: 'Dark' }).check();
+    await expect(html).toHaveAttribute('data-theme', 'dark');
+    const darkBackground = await page.evaluate(() => getComputedStyle(document.documentElement).backgroundColor);
+    await page.getByRole('radio', { name: 'Light' }).check();
+    await expect(html).toHaveAttribute('data-theme', 'light');
+    expect(await page.evaluate(() => getComputedStyle(document.documentElement).backgroundColor)).not.toBe(darkBackground);
+    await page.getByRole('radio', { name: 'Dark' }).check();
+    await page.reload();
+    await expect(html).toHaveAttribute('data-theme', 'dark');
+    await page.getByRole('radio', { name: 'System' }).check();
+    await expect(html).not.toHaveAttribute('data-theme', /./);
+  });
+
+  test('the keyboard shortcuts sheet lists the shortcuts and closes with Escape', async ({ page }) => {
+    await page.getByRole('button', { name: 'Show keyboard shortcuts' }).click();
+    const sheet = page.getByTestId('shortcuts-dialog');
+    await expect(sheet).toBeVisible();
+    for (const action of ['Search chats', 'New chat', 'Stop the answer', 'Edit your last message']) {
+      await expect(sheet).toContainText(action);
+    }
+    await page.keyboard.press('Escape');
+    await expect(sheet).toHaveCount(0);
+  });
+
+  test('a provider can be edited without showing its key, and removed', async ({ page, settings }) => {
+    await page.getByRole('button', { name: 'Edit Mock OpenAI' }).click();
+    const form = page.getByRole('form', { name: 'Edit Mock OpenAI' });
+    await expect(form.getByLabel('API key')).toHaveValue('');
+    await form.getByLabel('Name').fill('Renamed OpenAI');
+    await form.getByRole('button', { name: 'Save' }).click();
+    await expect(settings.providerCard('Renamed OpenAI')).toBeVisible();
+    await expect(settings.providerCard('Renamed OpenAI').getByTestId('masked-key')).toHaveText('sk-e••••-key');
+    await page.getByRole('button', { name: 'Remove Renamed OpenAI' }).click();
+    await expect(page.getByTestId('provider-list')).toHaveCount(0);
+  });
+
+  test('screenshots: light and dark, narrow and wide', async ({ page }) => {
+    await mkdir(SCREENSHOT_DIR, { recursive: true });
+    for (const theme of ['Light', 'Dark'] as const) {
+      await page.getByRole('radio', { name: theme }).check();
+      for (const [label, width] of [
+        ['narrow', 390],
+        ['wide', 1280],
+      ] as const) {
+        await page.setViewportSize({ width, height: 900 });
+        await page.getByRole('heading', { name: 'Settings', exact: true }).scrollIntoViewIfNeeded();
+        await page.screenshot({ path: `${SCREENSHOT_DIR}/settings-${theme.toLowerCase()}-${label}.png` });
+        // The screen scrolls inside its own panel: one more shot of the lower sections.
+        await page.getByRole('heading', { name: 'Web tools', exact: true }).evaluate((heading) => heading.scrollIntoView());
+        await page.screenshot({ path: `${SCREENSHOT_DIR}/settings-${theme.toLowerCase()}-${label}-tools.png` });
+        await page.getByRole('heading', { name: 'Storage', exact: true }).evaluate((heading) => heading.scrollIntoView());
+        await page.screenshot({ path: `${SCREENSHOT_DIR}/settings-${theme.toLowerCase()}-${label}-storage.png` });
+      }
+    }
+    await page.getByRole('radio', { name: 'System' }).check();
+  });
+});

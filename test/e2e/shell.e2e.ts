@@ -1,0 +1,111 @@
+import { expect, test } from './fixtures';
+import type { MockLlm } from '../mock-llm/server';
+import type { Page } from '@playwright/test';
+import type { ChatPage } from './pages/chat-page';
+import { OnboardingPage } from './pages/onboarding-page';
+import { ShellPage } from './pages/shell-page';
+
+async function startChat(page: Page, chat: ChatPage, llm: MockLlm, question: string, answer: string): Promise<void> {
+  llm.setScenario({ kind: 'text', text: answer });
+  await page.keyboard.press('Control+Shift+O');
+  await chat.send(question);
+  await expect(chat.lastAnswer()).toHaveAttribute('data-status', 'complete');
+  await expect(page).toHaveURL(/#\/chat\/.+/);
+}
+
+test.describe('the app shell', () => {
+  test.beforeEach(async ({ page, llm }) => {
+    await new OnboardingPage(page).connectCustom({ baseUrl: `${llm.url}/v1`, model: 'gpt-4o-mini' });
+  });
+
+  test('renames, pins, searches and deletes chats with undo', async ({ page, chat, llm }) => {
+    const shell = new ShellPage(page);
+    await startChat(page, chat, llm, 'Tell me about zebras', 'Zebras have stripes.');
+    await shell.rename(await shell.sidebar.getByRole('link', { name: /zebras|stripes/i }).first().innerText(), 'Zebra facts');
+    await startChat(page, chat, llm, 'How do volcanoes form?', 'Magma rises through the crust.');
+    await shell.rename(await shell.sidebar.getByRole('link', { name: /volcano|magma/i }).first().innerText(), 'Volcanoes');
+
+    await expect(shell.group('Today').getByRole('link')).toHaveText(['Volcanoes', 'Zebra facts']);
+    await shell.sessionAction('Zebra facts', 'Pin');
+    await expect(shell.group('Pinned').getByRole('link')).toHaveText([/Zebra facts/]);
+
+    // Search finds message text (not only titles) and opens the chat.
+    const hits = await shell.search('magma');
+    await expect(hits).toHaveCount(1);
+    await expect(hits.first()).toContainText('Volcanoes');
+    await expect(hits.first()).toContainText('Magma rises');
+    await hits.first().click();
+    await expect(shell.searchDialog).toBeHidden();
+    await expect(chat.userMessages()).toHaveText(['How do volcanoes form?']);
+
+    // Delete, then Undo: the chat comes back untouched.
+    await shell.sessionAction('Volcanoes', 'Delete');
+    await expect(shell.sidebar.getByRole('link', { name: 'Volcanoes' })).toHaveCount(0);
+    await shell.undo(/Deleted "Volcanoes"/);
+    await expect(shell.sidebar.getByRole('link', { name: 'Volcanoes' })).toBeVisible();
+
+    // Delete for real: gone after the toast, and still gone after a reload.
+    await shell.sessionAction('Zebra facts', 'Delete');
+    await expect(shell.toast(/Deleted "Zebra facts"/)).toBeHidden({ timeout: 12_000 });
+    await page.reload();
+    await expect(shell.sidebar.getByRole('link', { name: 'Volcanoes' })).toBeVisible();
+    await expect(shell.sidebar.getByRole('link', { name: /Zebra facts/ })).toHaveCount(0);
+  });
+
+  test('keyboard: shortcuts sheet, Escape stops the answer, new chat and ↑ edits the last message', async ({ page, chat, llm }) => {
+    // Outside a text field, ? opens the sheet.
+    await page.getByTestId('screen-title').click();
+    await page.keyboard.press('?');
+    const sheet = page.getByTestId('shortcuts-sheet');
+    await expect(sheet).toBeVisible();
+    await expect(sheet).toContainText('Search chats');
+    await page.keyboard.press('Escape');
+    await expect(sheet).toBeHidden();
+
+    llm.setScenario({ kind: 'hang', text: 'An answer that never ends' });
+    await chat.send('go on forever');
+    await expect(chat.lastAnswer()).toContainText('never ends');
+    await expect(page.getByRole('button', { name: 'Stop' })).toBeVisible();
+    await page.keyboard.press('Escape');
+    await expect(chat.lastAnswer()).toHaveAttribute('data-status', 'stopped');
+
+    // ↑ in the empty composer opens the last message for editing.
+    await chat.composer.focus();
+    await page.keyboard.press('ArrowUp');
+    await expect(page.getByLabel('Edited message')).toBeFocused();
+    await page.getByRole('button', { name: 'Cancel' }).click();
+
+    await page.keyboard.press('Control+Shift+O');
+    await expect(page).toHaveURL(/#\/$/);
+    await expect(chat.userMessages()).toHaveCount(0);
+  });
+
+  test('the sidebar becomes a drawer on a phone, and screens look right in light and dark', async ({ page, chat, llm }) => {
+    const shell = new ShellPage(page);
+    await startChat(page, chat, llm, 'Screenshot question', 'A short **markdown** answer.\n\n- one\n- two');
+    const chatUrl = page.url();
+    for (const scheme of ['light', 'dark'] as const) {
+      // Reduced motion: the drawer is captured open, not halfway through its slide.
+      await page.emulateMedia({ colorScheme: scheme, reducedMotion: 'reduce' });
+      await page.setViewportSize({ width: 1280, height: 800 });
+      await shell.openPanel();
+      await expect(page.getByTestId('inspector-messages')).toBeVisible();
+      await shell.screenshot(`chat-wide-${scheme}`);
+      await page.getByRole('button', { name: 'Context', exact: true }).click();
+
+      await page.setViewportSize({ width: 390, height: 800 });
+      await expect(shell.sidebar).toBeHidden();
+      await shell.screenshot(`chat-narrow-${scheme}`);
+      await shell.menuButton.click();
+      await expect(shell.sidebar).toBeVisible();
+      await shell.screenshot(`drawer-narrow-${scheme}`);
+      await shell.sidebar.getByRole('link', { name: 'Agents' }).click();
+      await expect(shell.sidebar).toBeHidden();
+      await expect(page.getByRole('heading', { name: 'Agents', level: 1 })).toBeVisible();
+      await shell.screenshot(`agents-narrow-${scheme}`);
+      await page.setViewportSize({ width: 1280, height: 800 });
+      await shell.screenshot(`agents-wide-${scheme}`);
+      await page.goto(chatUrl);
+    }
+  });
+});

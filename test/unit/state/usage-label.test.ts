@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { asProviderId } from '../../../src/core/model';
+import { formatCost, formatThoughtDuration, formatUsage } from '../../../src/state/usage-label';
+import { computeCost, resolveModelInfo } from '../../../src/llm/model-catalog';
+
+const usage = { inputTokens: 1200, outputTokens: 300 };
+
+describe('usage labels', () => {
+  it('shows tokens in and out with the catalogue price of a known model', () => {
+    const model = { providerId: asProviderId('p1'), modelId: 'gpt-4o-mini' };
+    const cost = computeCost(resolveModelInfo({ preset: 'custom', contextWindowOverrides: {} }, 'gpt-4o-mini'), usage);
+    expect(cost).toBeGreaterThan(0);
+    expect(formatUsage(usage, model)).toBe(`1,200 in · 300 out · ${formatCost(cost ?? 0)}`);
+  });
+
+  it('shows no cost for a model without a known price', () => {
+    const model = { providerId: asProviderId('p1'), modelId: 'my-local-model-xyz' };
+    expect(formatUsage(usage, model)).toBe('1,200 in · 300 out');
+  });
+
+  it('keeps two significant digits for sub-cent costs', () => {
+    expect(formatCost(0.000123)).toBe('$0.00012');
+    expect(formatCost(1.5)).toBe('$1.50');
+  });
+
+  it('says how long the model thought', () => {
+    expect(formatThoughtDuration(3_200)).toBe('Thought for 3 s');
+    expect(formatThoughtDuration(65_000)).toBe('Thought for 1 min 5 s');
+    expect(formatThoughtDuration(120)).toBe('Thought for 1 s');
+  });
+});
