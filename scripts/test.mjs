@@ -37,6 +37,8 @@ function readJson(path) {
 
 runCheck('type check', 'npm', ['run', '--silent', 'check']);
 runCheck('lint', 'npm', ['run', '--silent', 'lint']);
+// Runtime dependencies with high/critical advisories fail; an unreachable audit endpoint is a skip.
+runCheck('dependency advisories', 'node', ['scripts/audit.mjs']);
 
 const vitestOk = run('unit and golden tests', 'npx', [
   'vitest',

@@ -18,6 +18,13 @@ export const RETRY_BASE_DELAY_MS = 1_000;
 /** A provider asking us to wait longer than this gets the error shown instead of a frozen UI. */
 export const MAX_RETRY_DELAY_MS = 60_000;
 
+/**
+ * A stream that sends no byte at all (not even a keep-alive comment) for this long is treated as
+ * dead: a half-open connection otherwise leaves the answer "streaming" forever. Long enough for
+ * a reasoning model that streams nothing while it thinks.
+ */
+export const STREAM_STALL_TIMEOUT_MS = 300_000;
+
 export type SleepFunction = (ms: number, signal: AbortSignal) => Promise<void>;
 
 export interface LlmClientDeps {
@@ -27,6 +34,8 @@ export interface LlmClientDeps {
   now?: () => number;
   /** Whether the browser believes it is online; defaults to `navigator.onLine` when present. */
   isOnline?: () => boolean | undefined;
+  /** Idle time after which a silent stream is aborted (STREAM_STALL_TIMEOUT_MS by default). */
+  stallTimeoutMs?: number;
 }
 
 interface ClientEnv {
@@ -34,6 +43,7 @@ interface ClientEnv {
   sleep: SleepFunction;
   now: () => number;
   isOnline: () => boolean | undefined;
+  stallTimeoutMs: number;
 }
 
 /** Resolves after `ms`, or rejects with the abort reason as soon as the signal aborts. */
@@ -116,6 +126,35 @@ function selectProviderOptions(
 
 const INTERRUPTED: LlmEvent = { type: 'finish', reason: 'interrupted' };
 
+/** The abort reason the stall watchdog uses, told apart from the user's Stop. */
+class StreamStallError extends Error {
+  constructor(readonly idleMs: number) {
+    super(`No data for ${Math.round(idleMs / 1000)} s`);
+    this.name = 'StreamStallError';
+  }
+}
+
+/** Aborts `controller` once `ms` pass without a call to `reset()`; `stop()` disarms it. */
+function startStallWatchdog(ms: number, controller: AbortController) {
+  let timer = setTimeout(() => controller.abort(new StreamStallError(ms)), ms);
+  return {
+    reset() {
+      clearTimeout(timer);
+      timer = setTimeout(() => controller.abort(new StreamStallError(ms)), ms);
+    },
+    stop() {
+      clearTimeout(timer);
+    },
+  };
+}
+
+function describeStall(request: LlmRequest, idleMs: number): LlmError {
+  return {
+    code: 'stream_error',
+    message: `${request.provider.name} sent nothing for ${Math.round(idleMs / 1000)} s, so the answer was stopped. Try again.`,
+  };
+}
+
 /** One HTTP request and its stream, normalised. Ends with exactly one `finish`. */
 async function* runAttempt(
   request: LlmRequest,
@@ -127,8 +166,14 @@ async function* runAttempt(
   if (outerSignal.aborted) controller.abort(outerSignal.reason);
   else outerSignal.addEventListener('abort', onAbort, { once: true });
   const signal = controller.signal;
+  const watchdog = startStallWatchdog(env.stallTimeoutMs, controller);
+  /** An abort ends the attempt quietly, unless the watchdog caused it: then it is an error. */
+  const endAborted = (): LlmEvent[] =>
+    signal.reason instanceof StreamStallError && !outerSignal.aborted
+      ? [{ type: 'error', error: describeStall(request, signal.reason.idleMs) }, INTERRUPTED]
+      : [INTERRUPTED];
 
-  const tracker: FetchTracker = { hasNetworkFailure: false };
+  const tracker: FetchTracker = { hasNetworkFailure: false, onActivity: () => watchdog.reset() };
   const classify = (error: unknown) =>
     classifyStreamError(error, request.provider, {
       now: env.now(),
@@ -162,26 +207,28 @@ async function* runAttempt(
       const next = await raceAbort(iterator.next(), signal);
       if (next === ABORTED) {
         iterator.return?.().catch(() => undefined);
-        yield INTERRUPTED;
+        yield* endAborted();
         return;
       }
       if (next.done === true) break;
       const part = next.value;
       if (part.type === 'error' && (signal.aborted || isAbortError(part.error))) {
-        yield INTERRUPTED;
+        yield* endAborted();
         return;
       }
       yield* normalizer.accept(part);
     }
-    yield signal.aborted ? INTERRUPTED : normalizer.finish();
+    if (signal.aborted) yield* endAborted();
+    else yield normalizer.finish();
   } catch (error) {
     if (signal.aborted || isAbortError(error)) {
-      yield INTERRUPTED;
+      yield* endAborted();
       return;
     }
     yield* normalizer.acceptError(classify(error));
     yield normalizer.finish();
   } finally {
+    watchdog.stop();
     outerSignal.removeEventListener('abort', onAbort);
     // Also reached when the consumer stops iterating early: close the request with it.
     controller.abort();
@@ -232,6 +279,7 @@ export function createLlmClient(deps: LlmClientDeps = {}): LlmClient {
     sleep: deps.sleep ?? sleepWithSignal,
     now: deps.now ?? (() => Date.now()),
     isOnline: deps.isOnline ?? readIsOnline,
+    stallTimeoutMs: deps.stallTimeoutMs ?? STREAM_STALL_TIMEOUT_MS,
   };
   return {
     stream: (request, signal) => streamWithRetries(request, signal, env),

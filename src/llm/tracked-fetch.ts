@@ -5,7 +5,12 @@ import { isAbortError } from './errors';
 export interface FetchTracker {
   /** The fetch itself rejected (not an HTTP error): offline, CORS, or nothing listening. */
   hasNetworkFailure: boolean;
+  /** Called whenever bytes arrive (keep-alive comments included), for the stall watchdog. */
+  onActivity?: () => void;
 }
+
+const CR = 0x0d;
+const LF = 0x0a;
 
 function createAbortError(): DOMException {
   return new DOMException('The request was aborted.', 'AbortError');
@@ -16,11 +21,16 @@ function createAbortError(): DOMException {
  * cancelled (which closes the connection) and whoever reads ours gets an AbortError at once,
  * instead of waiting for the next chunk the server may never send.
  */
-function releaseBodyOnAbort(response: Response, signal: AbortSignal): Response {
+function releaseBodyOnAbort(
+  response: Response,
+  signal: AbortSignal,
+  onActivity: (() => void) | undefined,
+): Response {
   const source = response.body;
   if (source === null) return response;
   const reader = source.getReader();
   let isSettled = false;
+  let endsWithCr = false;
   const body = new ReadableStream<Uint8Array>({
     start(controller) {
       const onAbort = () => {
@@ -35,11 +45,17 @@ function releaseBodyOnAbort(response: Response, signal: AbortSignal): Response {
     async pull(controller) {
       try {
         const { done, value } = await reader.read();
+        onActivity?.();
         if (isSettled) return;
         if (done) {
           isSettled = true;
+          // A lone CR may still be the first half of a CRLF, so the SSE parser holds the event
+          // it ends until the next byte, which never comes: the last token of a cut-off stream
+          // was lost. An LF after a final CR keeps the line end and lets the event through.
+          if (endsWithCr) controller.enqueue(new Uint8Array([LF]));
           controller.close();
         } else {
+          if (value.length > 0) endsWithCr = value[value.length - 1] === CR;
           controller.enqueue(value);
         }
       } catch (error) {
@@ -75,6 +91,7 @@ export function createTrackedFetch(
         tracker.hasNetworkFailure = true;
       throw error;
     }
-    return releaseBodyOnAbort(response, signal);
+    tracker.onActivity?.();
+    return releaseBodyOnAbort(response, signal, tracker.onActivity);
   };
 }

@@ -156,7 +156,13 @@ export async function runLlmLoop(
     hasSearchRun ||= executed.hasSearchRun;
     if (input.signal.aborted) return { stopReason: 'user_cancelled' };
   }
-  return { stopReason: 'max_cycles' };
+  // Said out loud: otherwise a runaway tool loop ends looking like a finished, empty answer.
+  const error = {
+    code: 'max_cycles',
+    message: `Stopped after ${MAX_LLM_CYCLES} rounds of tool use without a final answer. Ask again, or narrow the question.`,
+  };
+  emitter.emit({ type: 'error', ...error }, { turnIndex });
+  return { stopReason: 'max_cycles', error };
 }
 
 /** Tool calls that never got a result are recorded as cancelled: history holds no orphan. */

@@ -56,6 +56,61 @@ function importEncoding(name: BpeEncodingName): Promise<EncodingModule> {
   }
 }
 
+/**
+ * BPE merging costs quadratic time in the length of one pre-token, and the pre-tokenizer keeps a
+ * run of letters (or of punctuation) whole: 100 KB of letters without a space took 20 s to count,
+ * 10 MB would freeze the worker for hours. Longer runs are counted in pieces of this many
+ * characters, which over-counts such runs by about 1 % and leaves ordinary text exact.
+ */
+export const MAX_UNBROKEN_RUN_CHARS = 128;
+// Exact-length patterns only: an unbounded quantifier over a 10 MB run overflows V8's stack.
+const RUN_START_PATTERN = new RegExp(
+  `[\\p{L}\\p{M}]{${MAX_UNBROKEN_RUN_CHARS + 1}}|[^\\s\\p{L}\\p{N}]{${MAX_UNBROKEN_RUN_CHARS + 1}}`,
+  'gu',
+);
+const LETTER_START_PATTERN = /^[\p{L}\p{M}]/u;
+const LETTERS_AHEAD_PATTERN = /[\p{L}\p{M}]{1,4096}/uy;
+const PUNCTUATION_AHEAD_PATTERN = /[^\s\p{L}\p{N}]{1,4096}/uy;
+
+function isLowSurrogate(code: number): boolean {
+  return code >= 0xdc00 && code <= 0xdfff;
+}
+
+function findRunEnd(text: string, start: number, isLetters: boolean): number {
+  const pattern = isLetters ? LETTERS_AHEAD_PATTERN : PUNCTUATION_AHEAD_PATTERN;
+  let end = start;
+  for (;;) {
+    pattern.lastIndex = end;
+    const match = pattern.exec(text);
+    if (match === null) return end;
+    end += match[0].length;
+  }
+}
+
+/** Counts `text`, cutting every run longer than MAX_UNBROKEN_RUN_CHARS into pieces. */
+export function countInBoundedRuns(text: string, count: (piece: string) => number): number {
+  let total = 0;
+  let last = 0;
+  for (;;) {
+    RUN_START_PATTERN.lastIndex = last;
+    const match = RUN_START_PATTERN.exec(text);
+    if (match === null) break;
+    const start = match.index;
+    const end = findRunEnd(text, start, LETTER_START_PATTERN.test(match[0]));
+    total += count(text.slice(last, start));
+    let cut = start;
+    while (cut < end) {
+      let next = Math.min(end, cut + MAX_UNBROKEN_RUN_CHARS);
+      // Never split a surrogate pair.
+      if (next < end && isLowSurrogate(text.charCodeAt(next))) next++;
+      total += count(text.slice(cut, next));
+      cut = next;
+    }
+    last = end;
+  }
+  return total + count(text.slice(last));
+}
+
 /** Loads an encoding once (lazily, on first use) and returns a synchronous counter for it. */
 export function loadEncoding(name: TokenEncodingName): Promise<EncodingCounter> {
   const resolved = resolveEncoding(name);
@@ -64,9 +119,11 @@ export function loadEncoding(name: TokenEncodingName): Promise<EncodingCounter> 
     pending = importEncoding(resolved).then(
       (module): EncodingCounter =>
         (text) =>
-          text.length === 0
-            ? 0
-            : module.countTokens(text, { disallowedSpecial: NO_DISALLOWED_SPECIAL }),
+          countInBoundedRuns(text, (piece) =>
+            piece.length === 0
+              ? 0
+              : module.countTokens(piece, { disallowedSpecial: NO_DISALLOWED_SPECIAL }),
+          ),
     );
     loadedEncodings.set(resolved, pending);
   }
