@@ -70,6 +70,29 @@ export function serveSecurityHeaders(): Plugin {
   };
 }
 
+/**
+ * onnxruntime-web ships protobufjs' old `inquire` helper, which probes for Node's `require`
+ * with `eval("quire".replace(/^/,"re"))` when it loads. Under our CSP that eval is blocked and
+ * caught (inquire returns null), but the browser still reports a violation. Replacing the probe
+ * with `undefined` keeps the same outcome (the call throws, is caught, returns null) without
+ * the eval. Only that exact expression in onnxruntime-web's and transformers.js' bundles is
+ * touched; a comment in the commit says why we patch rather than fork.
+ */
+const INQUIRE_EVAL = /eval\((["'`])quire\1\.replace\(\/\^\/,\s*(["'`])re\2\)\)/g;
+
+export function removeVendoredEvalProbe(): Plugin {
+  return {
+    name: 'carrel:remove-vendored-eval-probe',
+    enforce: 'pre',
+    transform(code, id) {
+      if (!/node_modules\/(onnxruntime-web|@xenova\/transformers)\//.test(id)) return null;
+      if (!INQUIRE_EVAL.test(code)) return null;
+      INQUIRE_EVAL.lastIndex = 0;
+      return { code: code.replace(INQUIRE_EVAL, 'undefined'), map: null };
+    },
+  };
+}
+
 // ── Progressive web app ──────────────────────────────────────────────────────────────────────
 
 /**
@@ -145,8 +168,9 @@ export function createPwaOptions(): Partial<VitePWAOptions> {
 }
 
 export default defineConfig({
-  plugins: [svelte(), VitePWA(createPwaOptions()), serveSecurityHeaders()],
-  worker: { format: 'es' },
+  plugins: [svelte(), removeVendoredEvalProbe(), VitePWA(createPwaOptions()), serveSecurityHeaders()],
+  // Worker bundles get their own plugin pipeline: the eval probe lives in the embedding worker.
+  worker: { format: 'es', plugins: () => [removeVendoredEvalProbe()] },
   build: {
     target: 'es2022',
     sourcemap: true,

@@ -58,7 +58,9 @@ export function createProjectSearch(deps: ProjectSearchDeps): ProjectSearch {
           },
         ];
       });
-      const embedder = await deps.loadEmbedder().catch(() => null);
+      // Loading a model is costly: only when some chunk has a vector to compare against.
+      const hasAnyVector = searchable.some((chunk) => chunk.source.embedding !== null);
+      const embedder = hasAnyVector ? await deps.loadEmbedder().catch(() => null) : null;
       const retriever = createHybridRetriever(searchable, embedder?.modelId ?? null, {
         isInt8: searchable.length >= INT8_FROM_CHUNKS,
       });

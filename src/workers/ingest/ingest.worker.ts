@@ -1,4 +1,6 @@
 /// <reference lib="webworker" />
+// First: zod without its eval probe, and CSP violations logged where tests can see them.
+import '../../pwa/strict-csp';
 import { expose } from 'comlink';
 import { createTokenCounter } from '../../core/tokens';
 import { createStores, openCarrelDb } from '../../storage';

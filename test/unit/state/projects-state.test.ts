@@ -1,0 +1,183 @@
+import { describe, expect, it } from 'vitest';
+import type { ModelInfo } from '../../../src/core/model';
+import { AttachmentsState } from '../../../src/state/attachments.svelte';
+import { NoticesState } from '../../../src/state/errors.svelte';
+import { FileViewerState } from '../../../src/state/file-viewer.svelte';
+import { ProjectsState } from '../../../src/state/projects.svelte';
+import type { EmbeddingClient } from '../../../src/workers/embedding/embedding.client';
+import type { IngestClient } from '../../../src/workers/ingest/ingest.client';
+import { createIngestHost } from '../../../src/workers/ingest/ingest-host';
+import { createRagStores, fixtureInput } from '../workers/rag-stores';
+
+type RagStores = Awaited<ReturnType<typeof createRagStores>>;
+
+/** The real ingest host over real stores, behind the client's shape (no worker in Node). */
+function createInlineIngest(stores: RagStores): IngestClient {
+  const host = createIngestHost(stores);
+  let job = 0;
+  return {
+    ingestFiles(projectId, files, onProgress) {
+      const jobId = `job-${++job}`;
+      return { result: host.ingestFiles(jobId, projectId, files, onProgress), cancel: () => void host.cancel(jobId) };
+    },
+    dispose: () => undefined,
+  };
+}
+
+/** No embedding model in Node: the panel must say search is by keywords. */
+function createUnavailableEmbedding(): EmbeddingClient {
+  const refuse = () => {
+    throw new Error('not used without a model');
+  };
+  return {
+    embedProject: refuse,
+    embedFile: refuse,
+    prepareModel: refuse,
+    embedQueries: refuse,
+    importModelFolder: refuse,
+    countEmbedded: () => Promise.resolve({ embedded: 0, total: 0 }),
+    isModelAvailable: () => Promise.resolve(false),
+    dispose: () => undefined,
+  };
+}
+
+function asFile(name: string, mimeType: string): File {
+  const { blob } = fixtureInput(name, mimeType);
+  return new File([blob], name.split('/').at(-1) ?? name, { type: mimeType });
+}
+
+async function createProjects() {
+  const stores = await createRagStores();
+  let id = 0;
+  const projects = new ProjectsState({
+    projects: stores.projects,
+    files: stores.files,
+    settings: stores.settings,
+    notices: new NoticesState(),
+    loadIngest: () => createInlineIngest(stores),
+    loadEmbedding: createUnavailableEmbedding,
+    newId: () => `id-${++id}`,
+    now: () => 1_000,
+  });
+  return { stores, projects };
+}
+
+const SMALL_MODEL: ModelInfo = {
+  id: 'tiny',
+  contextWindow: 1_024,
+  maxOutputTokens: 512,
+  hasVision: false,
+  hasTools: true,
+  hasReasoning: false,
+  encoding: 'o200k_base',
+  isEstimate: false,
+};
+
+describe('ProjectsState', () => {
+  it('uploads files with one settled row each, lists them, and reports a duplicate', async () => {
+    const { projects } = await createProjects();
+    const project = await projects.create('Notes');
+    await projects.open(project.id);
+    await projects.upload([asFile('corpus/coffee.md', 'text/markdown'), asFile('encrypted.pdf', 'application/pdf')]);
+
+    expect(projects.uploads.map((row) => [row.name, row.status])).toEqual([
+      ['coffee.md', 'done'],
+      ['encrypted.pdf', 'failed'],
+    ]);
+    expect(projects.uploads[0]?.message).toMatch(/^\d+ tokens, \d+ passages?\.$/);
+    expect(projects.files.map((file) => [file.name, file.status])).toEqual([
+      ['coffee.md', 'ready'],
+      ['encrypted.pdf', 'error'],
+    ]);
+    expect(projects.embeddingNote).toMatch(/keywords only/);
+    expect(projects.isUploading).toBe(false);
+
+    await projects.upload([asFile('corpus/coffee.md', 'text/markdown')]);
+    expect(projects.uploads.at(-1)).toMatchObject({ status: 'duplicate', message: 'Already in this project as "coffee.md".' });
+    expect(projects.files).toHaveLength(2);
+  });
+
+  it('cancels an upload: files not yet read are reported as cancelled and not stored', async () => {
+    const { projects } = await createProjects();
+    const project = await projects.create('Notes');
+    await projects.open(project.id);
+    const upload = projects.upload([asFile('corpus/coffee.md', 'text/markdown'), asFile('corpus/router.md', 'text/markdown')]);
+    projects.cancelUpload();
+    await upload;
+    expect(projects.uploads.map((row) => row.status)).toEqual(['cancelled', 'cancelled']);
+    expect(projects.files).toEqual([]);
+  });
+
+  it('saves renames and instructions, and deletes the project with its files', async () => {
+    const { projects, stores } = await createProjects();
+    const project = await projects.create();
+    await projects.open(project.id);
+    await projects.rename('  Launch  ');
+    await projects.setInstructions('Be brief.');
+    expect(await stores.projects.get(project.id)).toMatchObject({ name: 'Launch', instructions: 'Be brief.' });
+
+    await projects.upload([asFile('corpus/coffee.md', 'text/markdown')]);
+    const fileId = projects.files[0]?.id;
+    await projects.remove();
+    expect(await stores.projects.get(project.id)).toBeUndefined();
+    expect(fileId && (await stores.files.get(fileId))).toBeUndefined();
+    expect(projects.project).toBeNull();
+  });
+});
+
+describe('FileViewerState', () => {
+  it('opens a PDF citation at its page with the cited range', async () => {
+    const { projects, stores } = await createProjects();
+    const project = await projects.create('Reports');
+    await projects.open(project.id);
+    await projects.upload([asFile('report.pdf', 'application/pdf')]);
+    const fileId = projects.files[0]?.id;
+    if (!fileId) throw new Error('the PDF was not stored');
+    const chunk = (await stores.chunks.listByFile(fileId)).find((c) => c.text.includes('Lisbon'));
+
+    const viewer = new FileViewerState({ files: stores.files });
+    await viewer.openCitation({ number: 1, title: 'report.pdf', fileId, location: chunk?.location ?? '' });
+
+    expect(viewer.viewed?.page).toBe(3);
+    expect(viewer.viewed?.pages.map((p) => p.page)).toEqual([1, 2, 3]);
+    const range = viewer.viewed?.range;
+    expect(range && viewer.viewed?.text.slice(range.charStart, range.charEnd)).toContain('Lisbon office');
+  });
+
+  it('says so when the cited file is gone', async () => {
+    const { stores } = await createRagStores().then((s) => ({ stores: s }));
+    const viewer = new FileViewerState({ files: stores.files });
+    await viewer.openCitation({ number: 1, title: 'gone', fileId: 'missing' as never, location: 'chars 0–5' });
+    expect(viewer.viewed).toBeNull();
+    expect(viewer.error).toMatch(/no longer stored/);
+  });
+});
+
+describe('AttachmentsState', () => {
+  it('reads a file into an attachment with its text and tokens, then hands it to the send', async () => {
+    const stores = await createRagStores();
+    let id = 0;
+    const attachments = new AttachmentsState({ files: stores.files, loadIngest: () => createInlineIngest(stores), newId: () => `a${++id}` });
+    await attachments.add([asFile('corpus/coffee.md', 'text/markdown')]);
+
+    const chip = attachments.chips[0];
+    expect(chip).toMatchObject({ status: 'ready', name: 'coffee.md', error: null });
+    expect(chip?.attachment).toMatchObject({ kind: 'text', status: 'ready', name: 'coffee.md' });
+    expect(chip?.attachment?.text).toContain('Espresso needs a fine grind');
+    expect(chip?.attachment?.tokenCount).toBe(stores.tokens.count(chip?.attachment?.text ?? ''));
+
+    expect(attachments.blockReason(SMALL_MODEL)).toBe('');
+    const sent = attachments.take();
+    expect(sent.map((a) => a.name)).toEqual(['coffee.md']);
+    expect(attachments.chips).toEqual([]);
+  });
+
+  it('refuses a file larger than the model’s input budget before sending', async () => {
+    const stores = await createRagStores();
+    const attachments = new AttachmentsState({ files: stores.files, loadIngest: () => createInlineIngest(stores), newId: () => 'a' });
+    const text = 'The harbour master logs every ship that enters the port. '.repeat(80);
+    await attachments.add([new File([text], 'harbour.txt', { type: 'text/plain' })]);
+    // (1,024 − 512 reserved) × 0.95 = 486 tokens.
+    expect(attachments.blockReason(SMALL_MODEL)).toMatch(/^The file "harbour.txt" has [\d,]+ tokens, more than this model can take \(486 tokens\)\.$/);
+  });
+});
