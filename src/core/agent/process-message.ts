@@ -16,6 +16,7 @@ import {
   type ProviderConfig,
   type Session,
   type StopReason,
+  type Usage,
   type UserMessage,
 } from '../model';
 import type {
@@ -69,6 +70,8 @@ export interface AssemblerArgs {
 
 export interface PreparedContext {
   assemble: LoopDeps['assemble'];
+  /** Learns from each step's reported usage (token calibration for this model). */
+  onStepUsage?: LoopDeps['onStepUsage'];
   /** Documents numbered by the context itself (inline project files), citable from the start. */
   documents: Citation[];
   /** The tools on offer this turn (the project mode decides search tools). */
@@ -88,6 +91,8 @@ export interface AgentDeps {
   projects: ProjectStore;
   /** The chain ending at `leafId`, oldest first (empty for null), through the session cache. */
   loadChain(session: Session, leafId: MessageId | null): Promise<ChatMessageSimple[]>;
+  /** Keeps a usage record per answer (costs over time); the message carries its usage too. */
+  recordUsage?: (entry: { sessionId: Session['id']; messageId: MessageId; model: ModelRef; usage: Usage }) => Promise<unknown>;
   /** Tells the session cache about the chain this turn just wrote. */
   rememberChain(session: Session, chain: ChatMessageSimple[]): void;
   loadProjectFiles(project: Project): Promise<ProjectFile[]>;
@@ -288,7 +293,14 @@ async function runModel(args: RunModelArgs): Promise<{ message: AssistantMessage
         signal,
         documents: prepared.documents,
       },
-      { llm: deps.llm, clock: deps.clock, tokens: deps.tokens, assemble: prepared.assemble, renderDocuments: deps.renderDocuments },
+      {
+        llm: deps.llm,
+        clock: deps.clock,
+        tokens: deps.tokens,
+        assemble: prepared.assemble,
+        renderDocuments: deps.renderDocuments,
+        ...(prepared.onStepUsage ? { onStepUsage: prepared.onStepUsage } : {}),
+      },
       emitter,
       state,
     );
@@ -305,6 +317,7 @@ async function runModel(args: RunModelArgs): Promise<{ message: AssistantMessage
   await checkpointer.settle();
   const final = snapshot(base, state, statusFor(outcome.stopReason), deps);
   await deps.messages.put(final);
+  if (final.usage) await deps.recordUsage?.({ sessionId: final.sessionId, messageId: final.id, model: args.modelRef, usage: final.usage });
   emitter.emit({ type: 'stop', reason: outcome.stopReason });
   return { message: final };
 }

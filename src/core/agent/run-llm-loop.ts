@@ -1,4 +1,4 @@
-import type { AssistantStep, LlmError, LlmMessage, StopReason, ToolCall, ToolDefinition, ToolResult } from '../model';
+import type { AssistantStep, LlmError, LlmMessage, StopReason, ToolCall, ToolDefinition, ToolResult, Usage } from '../model';
 import type { Clock, LlmClient, LlmRequest, TokenCounter } from '../ports';
 import type { Result } from '../../util/result';
 import { CitationProcessor } from '../citations/citation-processor';
@@ -22,6 +22,8 @@ export interface CycleContextRequest {
 
 export interface CycleContext {
   messages: LlmMessage[];
+  /** Our own estimate of the request's input tokens before calibration (messages and tools). */
+  estimatedInputTokens?: number;
   /** The first citation number not taken by documents already in the context (rule 5). */
   nextDocumentNumber: number;
 }
@@ -38,6 +40,8 @@ export interface LoopDeps {
   /** Assembles what the model sees this cycle (the context engine, closed over the session). */
   assemble(request: CycleContextRequest): Result<CycleContext, ContextFailure>;
   renderDocuments: ExecuteContext['renderDocuments'];
+  /** Each step's reported usage next to our estimate: feeds token calibration. */
+  onStepUsage?: (estimatedInputTokens: number, usage: Usage) => void;
 }
 
 export interface LoopInput {
@@ -96,6 +100,8 @@ export async function runLlmLoop(
       citations,
     );
     turnIndex = step.nextTurnIndex;
+    const estimated = context.value.estimatedInputTokens;
+    if (step.usage && estimated !== undefined) deps.onStepUsage?.(estimated, step.usage);
     const madeStep: AssistantStep = {
       text: step.text,
       textTokenCount: deps.tokens.count(step.text),

@@ -1,5 +1,5 @@
 import type { Clock, LlmClient, LlmRequest } from '../ports';
-import type { FinishReason, LlmError } from '../model';
+import type { FinishReason, LlmError, Usage } from '../model';
 import { assertNever } from '../../util/exhaustive';
 import type { CitationOutput, CitationProcessor } from '../citations/citation-processor';
 import type { Emitter } from './emitter';
@@ -12,6 +12,8 @@ export interface StepToolCall {
 }
 
 export interface StepOutcome {
+  /** What the provider reported for this inference, for cost records and token calibration. */
+  usage: Usage | undefined;
   text: string;
   reasoning: string;
   reasoningState: Record<string, unknown> | undefined;
@@ -43,6 +45,7 @@ export async function runLlmStep(
   citations: CitationProcessor,
 ): Promise<StepOutcome & { nextTurnIndex: number; toolBlockIndex: number }> {
   const outcome: StepOutcome = {
+    usage: undefined,
     text: '',
     reasoning: '',
     reasoningState: undefined,
@@ -143,6 +146,7 @@ export async function runLlmStep(
         break;
       }
       case 'usage':
+        outcome.usage = event.usage;
         state.addUsage(event.usage);
         break;
       case 'error':

@@ -6,7 +6,9 @@ import { assembleContext, decideProjectMode, renderNumberedDocuments } from '../
 import type { AssembledContext, ContextTool } from '../../core/context/types';
 import type { toToolDefinition } from '../../core/agent/tools/tool';
 import type { Clock, ConfirmationPort, Embedder, Ids, LlmClient, Scheduler, SettingsStore, TokenCounter } from '../../core/ports';
-import type { AssistantMessage, Citation, MessageId, ProviderConfig, SessionId } from '../../core/model';
+import type { AssistantMessage, Citation, MessageId, ProviderConfig, SessionId, Usage } from '../../core/model';
+import { NEUTRAL_CALIBRATION_FACTOR, updateCalibrationFactor } from '../../core/tokens';
+import { z } from 'zod';
 import { LlmRequestError } from '../../llm/errors';
 import { resolveModelInfo } from '../../llm/model-catalog';
 import type { CarrelDb } from '../../storage/db';
@@ -37,6 +39,11 @@ const SETTINGS_TEST_TIMEOUT_MS = 20_000;
 
 /** A title is a nicety: a slow provider must not hold a request open for long. */
 const TITLE_TIMEOUT_MS = 20_000;
+
+/** Settings key of the learned token calibration factors, by provider and model. */
+export const TOKEN_CALIBRATION_SETTING = 'tokenCalibration';
+const calibrationSchema = z.record(z.string(), z.number().positive());
+const calibrationKey = (providerId: string, modelId: string): string => `${providerId}/${modelId}`;
 
 /** The settings key of the user's edited system prompt (null: the default). */
 export const SYSTEM_PROMPT_SETTING = 'systemPrompt';
@@ -77,7 +84,7 @@ const INTERRUPTED_ERROR = { code: 'interrupted', message: 'The answer was cut of
  * it can be driven directly; agent.worker.ts only exposes it.
  */
 export function createAgentHost(host: AgentHostDeps): AgentWorkerApi {
-  const { sessions, messages, providers, agents, projects, settings, files, chunks } = createStores(
+  const { sessions, messages, providers, agents, projects, settings, files, chunks, usage } = createStores(
     host.db,
     host.clock,
     host.ids,
@@ -88,6 +95,23 @@ export function createAgentHost(host: AgentHostDeps): AgentWorkerApi {
     loadEmbedder: host.loadQueryEmbedder ?? (() => Promise.resolve(null)),
   });
   const fileReader = createProjectFileReader(files);
+
+  async function loadCalibration(): Promise<Record<string, number>> {
+    const parsed = calibrationSchema.safeParse((await settings.get(TOKEN_CALIBRATION_SETTING)) ?? {});
+    return parsed.success ? { ...parsed.data } : {};
+  }
+
+  /** Moves the model's factor toward what the provider reported, and keeps it for next time. */
+  function learnCalibration(map: Record<string, number>, key: string, estimated: number, usage: Usage): void {
+    const current = map[key] ?? NEUTRAL_CALIBRATION_FACTOR;
+    const next = updateCalibrationFactor(current, estimated, usage.inputTokens);
+    if (next === current) return;
+    map[key] = next;
+    // Merge with what other tabs learned meanwhile; a lost update only slows the learning.
+    void loadCalibration()
+      .then((stored) => settings.set(TOKEN_CALIBRATION_SETTING, { ...stored, [key]: next }))
+      .catch((error: unknown) => console.warn('Could not save the token calibration:', error));
+  }
 
   /** Every tool one model's turn offers: the host's own, the project's, web and MCP. */
   function collectTools(args: AssemblerArgs, kit: TurnToolKit | undefined): Tool[] {
@@ -127,6 +151,7 @@ export function createAgentHost(host: AgentHostDeps): AgentWorkerApi {
       return messages.loadChain(leafId);
     },
     rememberChain: (session, chain) => chainCache.prime(session, chain),
+    recordUsage: (entry) => usage.record(entry),
     // Project files come with the RAG issue; a session without a project has none.
     loadProjectFiles: (project) => loadProjectFiles(files, project.id),
     resolveModel: (provider: ProviderConfig, modelId: string) => resolveModelInfo(provider, modelId),
@@ -151,12 +176,17 @@ export function createAgentHost(host: AgentHostDeps): AgentWorkerApi {
     const batcher = createPacketBatcher(onPackets);
     try {
       const systemPromptOverride = (await settings.get<string>(SYSTEM_PROMPT_SETTING)) ?? null;
+      const calibration = await loadCalibration();
       const confirmation: ConfirmationPort = onConfirm ? { requestConfirmation: (r) => onConfirm(r) } : REFUSE_ALL;
       const kit = host.loadTurnTools ? await host.loadTurnTools({ settings, confirmation }, controller.signal) : undefined;
       const deps: AgentDeps = {
         ...baseDeps,
         prepareContext: (args) => {
-          return prepareContext(args, systemPromptOverride, host, collectTools(args, kit));
+          const key = calibrationKey(args.provider.id, args.model.id);
+          return prepareContext(args, systemPromptOverride, host, collectTools(args, kit), {
+            calibrationFactor: calibration[key] ?? NEUTRAL_CALIBRATION_FACTOR,
+            onStepUsage: (estimated, usage) => learnCalibration(calibration, key, estimated, usage),
+          });
         },
       };
       const value = await processMessage(
@@ -258,7 +288,11 @@ export function createAgentHost(host: AgentHostDeps): AgentWorkerApi {
             const systemPromptOverride = (await settings.get<string>(SYSTEM_PROMPT_SETTING)) ?? null;
             const signal = new AbortController().signal;
             const kit = host.loadTurnTools ? await host.loadTurnTools({ settings, confirmation: REFUSE_ALL }, signal) : undefined;
-            return prepareContext(args, systemPromptOverride, host, collectTools(args, kit), onAssembled);
+            const calibration = await loadCalibration();
+            return prepareContext(args, systemPromptOverride, host, collectTools(args, kit), {
+              calibrationFactor: calibration[calibrationKey(args.provider.id, args.model.id)] ?? NEUTRAL_CALIBRATION_FACTOR,
+              onAssembled,
+            });
           },
         });
       } catch (error) {
@@ -269,13 +303,21 @@ export function createAgentHost(host: AgentHostDeps): AgentWorkerApi {
 }
 
 /** Closes the context engine over one model's turn; the loop calls it once per cycle. */
+interface PrepareOptions {
+  /** The model's learned correction of our token estimates (1 when nothing was learned). */
+  calibrationFactor: number;
+  onStepUsage?: PreparedContext['onStepUsage'];
+  onAssembled?: (context: AssembledContext) => void;
+}
+
 function prepareContext(
   args: AssemblerArgs,
   systemPromptOverride: string | null,
   host: AgentHostDeps,
   tools: Tool[],
-  onAssembled?: (context: AssembledContext) => void,
+  options: PrepareOptions,
 ): PreparedContext {
+  const { calibrationFactor, onAssembled } = options;
   const agent = args.agent ?? createDefaultAgent(host.clock.now());
   const contextTools = (offered: ReturnType<typeof toToolDefinition>[]): ContextTool[] =>
     offered.map((definition) => {
@@ -296,6 +338,7 @@ function prepareContext(
       providerKind: args.provider.kind,
       clock: host.clock,
       tokenCounter: host.tokens,
+      calibrationFactor,
     });
     if (!result.ok) return { ok: false, error: { code: result.error.code, message: result.error.message } };
     onAssembled?.(result.value);
@@ -303,6 +346,8 @@ function prepareContext(
       ok: true,
       value: {
         messages: result.value.messages.map((m) => m.message),
+        // Undo the calibration: the factor is learned from raw estimates.
+        estimatedInputTokens: (result.value.totalTokens + result.value.budget.toolTokens) / calibrationFactor,
         nextDocumentNumber: result.value.nextDocumentNumber,
       },
     };
@@ -312,7 +357,7 @@ function prepareContext(
   const documents: Citation[] = isInline
     ? args.projectFiles.map((file, i) => ({ number: i + 1, title: file.name, fileId: file.id }))
     : [];
-  return { assemble, tools, documents };
+  return { assemble, tools, documents, ...(options.onStepUsage ? { onStepUsage: options.onStepUsage } : {}) };
 }
 
 /** What a tool call left running by a closed tab or killed worker reads as after recovery. */

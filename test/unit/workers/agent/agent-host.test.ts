@@ -4,6 +4,8 @@ import { answerText } from '../../../../src/core/model';
 import { createMessageStore } from '../../../../src/storage/message.store';
 import { createSessionStore } from '../../../../src/storage/session.store';
 import { createMemorySessionLocks } from '../../../../src/workers/agent/session-locks';
+import { TOKEN_CALIBRATION_SETTING } from '../../../../src/workers/agent/agent-host';
+import { createStores } from '../../../../src/storage';
 import { scripts } from '../../../fakes/scripted-llm-client';
 import { TestAgent } from '../../../fakes/test-agent';
 
@@ -92,6 +94,43 @@ describe('the agent host', () => {
     await vi.waitFor(() => expect(agent.llm.requests).toHaveLength(2));
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect((await sessions.get(turn.answers[0]!.sessionId))?.title).toBe('Explain quantum tunnelling simply');
+  });
+});
+
+describe('usage records and token calibration', () => {
+  it('records each answer\'s usage and learns a per-model factor from the reported input tokens', async () => {
+    const agent = await TestAgent.create();
+    // Our estimate of the first request is a few hundred tokens; the provider reports 2,000.
+    const script = scripts.text('ok');
+    const withUsage = script.map((item) =>
+      item.type === 'usage' ? { ...item, usage: { inputTokens: 2_000, outputTokens: 3 } } : item,
+    );
+    const question = `How many tokens is this? ${'Some words to count. '.repeat(60)}`;
+    const turn = await agent.script(withUsage).send(question);
+    const stores = createStores(agent.db, agent.clock, { newId: () => 'u1' });
+    const records = await stores.usage.listBySession(turn.answers[0]!.sessionId);
+    expect(records).toEqual([
+      expect.objectContaining({ messageId: turn.answers[0]!.id, usage: { inputTokens: 2_000, outputTokens: 3 } }),
+    ]);
+    await vi.waitFor(async () => {
+      const factors = await stores.settings.get<Record<string, number>>(TOKEN_CALIBRATION_SETTING);
+      expect(factors?.['test-provider/gpt-4o-mini']).toBeGreaterThan(1);
+    });
+
+    // The next request is estimated with the learned factor: a larger context for the same text.
+    const before = await agent.api.previewContext({
+      sessionId: turn.answers[0]!.sessionId,
+      text: 'next',
+      model: { providerId: 'test-provider', modelId: 'gpt-4o-mini' },
+    });
+    await stores.settings.set(TOKEN_CALIBRATION_SETTING, {});
+    const neutral = await agent.api.previewContext({
+      sessionId: turn.answers[0]!.sessionId,
+      text: 'next',
+      model: { providerId: 'test-provider', modelId: 'gpt-4o-mini' },
+    });
+    expect([before, neutral].map((r) => (r.ok ? 'ok' : r.error.message))).toEqual(['ok', 'ok']);
+    if (before.ok && neutral.ok) expect(before.value.totalTokens).toBeGreaterThan(neutral.value.totalTokens);
   });
 });
 
