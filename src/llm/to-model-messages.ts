@@ -75,13 +75,17 @@ export function toModelMessages(messages: LlmMessage[]): ModelMessage[] {
                   ? { type: 'reasoning', text: part.text }
                   : { type: 'reasoning', text: part.text, providerOptions };
               }
-              case 'tool-call':
+              case 'tool-call': {
+                // Gemini rejects a follow-up whose function call lost its thought signature.
+                const providerOptions = toProviderOptions(part.providerState);
                 return {
                   type: 'tool-call',
                   toolCallId: part.toolCallId,
                   toolName: part.toolName,
                   input: part.input,
+                  ...(providerOptions === undefined ? {} : { providerOptions }),
                 };
+              }
             }
           }),
         };

@@ -43,6 +43,7 @@ export async function executeToolCalls(
     argumentsText: call.argumentsText,
     argumentsTokenCount: context.tokens.count(call.argumentsText),
     status: 'pending',
+    ...(call.providerState ? { providerState: call.providerState } : {}),
   }));
   records.forEach((record) => context.state.addToolCall(record));
 

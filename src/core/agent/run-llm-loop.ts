@@ -193,6 +193,7 @@ function recordCancelled(
       argumentsText: call.argumentsText,
       argumentsTokenCount: tokens.count(call.argumentsText),
       status: 'cancelled',
+      ...(call.providerState ? { providerState: call.providerState } : {}),
       result,
     };
     step.toolCalls.push(record);

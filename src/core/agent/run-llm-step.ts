@@ -9,6 +9,7 @@ export interface StepToolCall {
   id: string;
   name: string;
   argumentsText: string;
+  providerState?: Record<string, unknown>;
 }
 
 export interface StepOutcome {
@@ -142,7 +143,12 @@ export async function runLlmStep(
           );
         }
         pending.delete(event.id);
-        outcome.toolCalls.push({ id: event.id, name: event.name, argumentsText: event.argumentsText });
+        outcome.toolCalls.push({
+          id: event.id,
+          name: event.name,
+          argumentsText: event.argumentsText,
+          ...(event.providerState ? { providerState: event.providerState } : {}),
+        });
         break;
       }
       case 'usage':

@@ -23,6 +23,8 @@ export const llmToolCallPartSchema = z.object({
   toolName: z.string(),
   /** Parsed arguments; the raw text when it was not valid JSON. */
   input: z.unknown(),
+  /** Opaque provider state that must go back with the call (Gemini's thought signature). */
+  providerState: z.record(z.string(), z.unknown()).optional(),
 });
 export const llmToolResultPartSchema = z.object({
   type: z.literal('tool-result'),

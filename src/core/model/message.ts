@@ -91,6 +91,8 @@ export const toolCallSchema = z.object({
   argumentsText: z.string(),
   argumentsTokenCount: z.number().int().nonnegative(),
   status: toolCallStatusSchema,
+  /** Opaque provider state to send back with the call (Gemini's thought signature). */
+  providerState: z.record(z.string(), z.unknown()).optional(),
   result: toolResultSchema.optional(),
 });
 export type ToolCall = z.infer<typeof toolCallSchema>;

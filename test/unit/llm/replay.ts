@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { asProviderId } from '../../../src/core/model';
 import type { LlmEvent, ProviderConfig, ProviderPreset } from '../../../src/core/model';
 import type { LlmRequest } from '../../../src/core/ports';
@@ -7,7 +8,12 @@ import { PROVIDER_PRESETS } from '../../../src/llm/provider-presets';
 
 /** Helpers for replaying recorded provider streams through the real client with a stub fetch. */
 
-export const FIXTURES_DIR = '/work/shared/fixtures/providers';
+/** The shared fixtures sit beside the repository (`../shared`), or where CARREL_SHARED_DIR says. */
+export const FIXTURES_DIR = join(
+  process.env.CARREL_SHARED_DIR ?? fileURLToPath(new URL('../../../../shared', import.meta.url)),
+  'fixtures',
+  'providers',
+);
 
 export function readFixture(file: string): string {
   return readFileSync(join(FIXTURES_DIR, file), 'utf8');

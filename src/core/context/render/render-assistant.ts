@@ -106,6 +106,7 @@ export function renderAssistantSteps(
         toolCallId: call.id,
         toolName: call.name,
         input: parseArguments(call.argumentsText),
+        ...(call.providerState ? { providerState: call.providerState } : {}),
       });
       contentTokens += call.argumentsTokenCount + TOOL_CALL_OVERHEAD_TOKENS;
     }
