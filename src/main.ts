@@ -21,7 +21,16 @@ import { RouterState } from './state/router.svelte';
 import { SessionsState } from './state/sessions.svelte';
 import { SettingsState } from './state/settings.svelte';
 import { StorageSettingsState } from './state/settings-storage.svelte';
-import { attachSearchIndex, createSearchIndex, createStores, indexDatabase, observe, openCarrelDb } from './storage';
+import {
+  attachSearchIndex,
+  createSearchIndex,
+  createStores,
+  importChatGptExport,
+  indexDatabase,
+  observe,
+  openCarrelDb,
+  renderSessionMarkdown,
+} from './storage';
 import { createAgentClient, type AgentClient } from './workers/agent/agent.client';
 import { startPwa } from './pwa/start-pwa';
 
@@ -61,6 +70,14 @@ async function start(): Promise<void> {
       await Promise.all([providers.load(), settings.load()]);
     },
     saveFile: downloadTextFile,
+    importChatGpt: async (text) => importChatGptExport(db, text, { clock, tokens: await createTokenCounter() }),
+    async renderChatMarkdown(sessionId) {
+      const session = await stores.sessions.get(sessionId);
+      if (!session) throw new Error('This chat no longer exists.');
+      const chain = session.currentLeafId ? await stores.messages.loadChain(session.currentLeafId) : [];
+      const slug = (session.title || 'chat').replace(/[^\p{L}\p{N}]+/gu, '-').replace(/^-|-$/g, '').slice(0, 60);
+      return { fileName: `${slug || 'chat'}.md`, text: renderSessionMarkdown(session, chain) };
+    },
     now: () => new Date(),
   });
   let detachSearchIndex: (() => void) | null = null;
@@ -103,7 +120,11 @@ async function start(): Promise<void> {
   // on first use, since most visits never upload a file.
   let ingest: IngestClient | null = null;
   let embedding: EmbeddingClient | null = null;
-  const loadIngest = (): IngestClient => (ingest ??= createIngestClient());
+  // Adding files is when keeping them starts to matter: ask the browser not to evict them.
+  const loadIngest = (): IngestClient => {
+    void storage.ensurePersistence();
+    return (ingest ??= createIngestClient());
+  };
   const loadEmbedding = (): EmbeddingClient => (embedding ??= createEmbeddingClient());
   const projects = new ProjectsState({
     projects: stores.projects,

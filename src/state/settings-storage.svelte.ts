@@ -1,3 +1,4 @@
+import type { SessionId } from '../core/model';
 import type { Backup, BackupImportReport } from '../core/ports';
 import {
   estimateStorage,
@@ -19,6 +20,10 @@ export interface StorageSettingsDeps {
   /** Saves a file for the person (an anchor download in the app). */
   saveFile: (fileName: string, text: string) => void;
   now: () => Date;
+  /** ChatGPT's data export (`conversations.json`) into sessions with their branches. */
+  importChatGpt: (text: string) => Promise<{ sessions: number; messages: number; skippedNodes: number }>;
+  /** One chat as Markdown: the file name and its text. */
+  renderChatMarkdown: (sessionId: SessionId) => Promise<{ fileName: string; text: string }>;
 }
 
 /** The Settings screen's storage section: persistence, usage, backup export/import and wipe. */
@@ -27,6 +32,7 @@ export class StorageSettingsState {
   /** The last error or outcome of a storage action, shown next to it. */
   error = $state<string | null>(null);
   importReport = $state<BackupImportReport | null>(null);
+  chatGptReport = $state<{ sessions: number; messages: number; skippedNodes: number } | null>(null);
   isBusy = $state(false);
 
   readonly usage: StorageUsageView | null = $derived(this.report ? describeStorageUsage(this.report) : null);
@@ -70,6 +76,30 @@ export class StorageSettingsState {
       await this.deps.onImported();
       await this.refresh();
     });
+  }
+
+  /** All or nothing, like a backup; importing the same export twice merges rather than duplicates. */
+  async importChatGptFile(file: Blob): Promise<void> {
+    this.chatGptReport = null;
+    await this.run(async () => {
+      this.chatGptReport = await this.deps.importChatGpt(await file.text());
+      await this.refresh();
+    });
+  }
+
+  /** Downloads one chat as Markdown. */
+  async exportChat(sessionId: SessionId): Promise<void> {
+    await this.run(async () => {
+      const { fileName, text } = await this.deps.renderChatMarkdown(sessionId);
+      this.deps.saveFile(fileName, text);
+    });
+  }
+
+  /** Asks once the person shows they keep things here (a first project, files), if not yet granted. */
+  async ensurePersistence(): Promise<void> {
+    if (!this.deps.storage) return;
+    if (!this.report) await this.refresh();
+    if (this.report?.persisted === false) await this.requestPersistence();
   }
 
   async deleteEverything(): Promise<void> {

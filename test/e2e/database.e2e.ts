@@ -1,3 +1,5 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { expect, test } from './fixtures';
 
 test.describe('the local database', () => {
@@ -46,5 +48,27 @@ test.describe('the local database', () => {
     await expect(chat.userMessages()).toHaveText(['remember this']);
     await expect(chat.lastAnswer()).toContainText('Stored answer.');
     await other.close();
+  });
+
+  test('a chat exports as Markdown, and a ChatGPT export imports as chats with their branches', async ({
+    page,
+    chat,
+  }) => {
+    const download = page.waitForEvent('download');
+    await page.getByRole('button', { name: 'Export', exact: true }).click();
+    const file = await download;
+    expect(file.suggestedFilename()).toMatch(/\.md$/);
+    const markdown = await readFile((await file.path()) ?? '', 'utf8');
+    expect(markdown).toContain('remember this');
+    expect(markdown).toContain('Stored answer.');
+
+    await page.goto('/#/settings');
+    await page
+      .getByLabel('Import from ChatGPT (conversations.json)')
+      .setInputFiles(join(process.cwd(), 'test/fixtures/db/chatgpt-conversations.json'));
+    await expect(page.getByTestId('chatgpt-import-result')).toContainText('Imported from ChatGPT: 2 chats');
+    await expect(chat.sessionLinks().filter({ hasText: 'Sourdough help' })).toHaveCount(1);
+    await chat.sessionLinks().filter({ hasText: 'Sourdough help' }).click();
+    await expect(chat.userMessages().first()).toBeVisible();
   });
 });
