@@ -54,7 +54,7 @@ test.describe('Settings', () => {
 
   test('the keyboard shortcuts sheet lists the shortcuts and closes with Escape', async ({ page }) => {
     await page.getByRole('button', { name: 'Show keyboard shortcuts' }).click();
-    const sheet = page.getByTestId('shortcuts-dialog');
+    const sheet = page.getByTestId('shortcuts-sheet');
     await expect(sheet).toBeVisible();
     for (const action of ['Search chats', 'New chat', 'Stop the answer', 'Edit your last message']) {
       await expect(sheet).toContainText(action);
