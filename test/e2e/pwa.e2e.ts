@@ -1,8 +1,10 @@
 import { chromium, type LaunchOptions, type Page } from '@playwright/test';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import path, { join } from 'node:path';
 import { expect, test } from './fixtures';
+import { ProjectPage } from './pages/project-page';
+import { ShellPage } from './pages/shell-page';
 
 /**
  * The installable, offline-capable app on the production build (`vite preview`), under the
@@ -238,6 +240,69 @@ test.describe('installable app', () => {
     expect(paths.some((path) => /^\/assets\/index-[\w-]+\.js$/.test(path))).toBe(true);
     expect(paths.some((path) => /^\/assets\/.*worker.*\.js$/.test(path))).toBe(true);
     expect(paths.filter((path) => path.startsWith('/v1'))).toEqual([]);
+  });
+
+  test('works offline: a stored project opens, its file reads in the viewer, and search across chats finds a chat', async ({
+    page,
+    context,
+    settings,
+    chat,
+    llm,
+  }) => {
+    // Upload, a stored answer and two reloads on a busy two-core machine.
+    test.setTimeout(60_000);
+    await settings.open();
+    expect(await waitForServiceWorker(page)).toBe('activated');
+    await settings.addProvider({
+      name: 'Mock OpenAI',
+      baseUrl: `${llm.url}/v1`,
+      apiKey: API_KEY,
+      model: 'gpt-4o-mini',
+    });
+    // No embedding model here: the upload is indexed for keyword search without a download.
+    await page.getByLabel('Allow downloading model files').uncheck();
+
+    llm.setScenario({ kind: 'text', text: 'The lighthouse keeper rows out at dawn.' });
+    await chat.newChat();
+    await chat.send('who rows out at dawn?');
+    await expect(chat.lastAnswer()).toHaveAttribute('data-status', 'complete');
+    const chatUrl = page.url();
+
+    const project = new ProjectPage(page);
+    await project.create('Train reading');
+    const projectUrl = page.url();
+    await project.upload([path.resolve('test/fixtures/documents/corpus/coffee.md')]);
+    await expect(project.uploads().and(page.locator('[data-status="done"]'))).toHaveCount(1, {
+      timeout: 30_000,
+    });
+    await expect(project.files().filter({ hasText: 'coffee.md' })).toContainText('tokens');
+
+    await context.setOffline(true);
+    await page.reload();
+    await expect(page.getByTestId('connectivity')).toContainText('Offline');
+
+    // The project and its file come from IndexedDB, the viewer from the cached app.
+    await page.getByTestId('session-list').getByRole('link', { name: 'Train reading' }).click();
+    await expect(page).toHaveURL(projectUrl);
+    await expect(page.getByRole('heading', { name: 'Train reading', level: 1 })).toBeVisible();
+    await project
+      .files()
+      .filter({ hasText: 'coffee.md' })
+      .getByRole('button', { name: 'View coffee.md' })
+      .click();
+    await expect(project.viewer()).toContainText('Espresso needs a fine grind');
+    await page.keyboard.press('Escape');
+    await expect(project.viewer()).toBeHidden();
+
+    // Search across chats finds the answer's words and opens the chat.
+    const shell = new ShellPage(page);
+    const hits = await shell.search('lighthouse');
+    await expect(hits).toHaveCount(1);
+    await hits.first().click();
+    await expect(page).toHaveURL(chatUrl);
+    await expect(chat.userMessages()).toHaveText(['who rows out at dawn?']);
+    await expect(chat.lastAnswer()).toContainText('The lighthouse keeper rows out at dawn.');
+    await expect(page.getByTestId('connectivity')).toContainText('Offline');
   });
 
   test('offers a new version and reloads only after the person accepts and the answer has finished', async ({

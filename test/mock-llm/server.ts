@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { createScenarioQueue, handleControl } from './control';
 import type { ScenarioQueue } from './control';
 import { loadFixtures } from './fixtures';
+import { createMockModelFiles, type MockModelFiles } from './model-files';
 import type { Fixtures } from './fixtures';
 import {
   anthropicProtocol,
@@ -81,6 +82,8 @@ export interface MockLlm {
   openStreams(): number;
   /** The fake web under `${url}/web/` (search APIs, pages, reader, MCP): web/web-server.ts. */
   readonly web: MockWeb;
+  /** Embedding model files under `${url}/models/` (test/fixtures/models): model-files.ts. */
+  readonly models: MockModelFiles;
   /** Resolves once no stream is open and the client closed at least one (since clearRequests). */
   waitForClosed(timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
@@ -474,10 +477,13 @@ export async function startMockLlm(opts: MockLlmOptions = {}): Promise<MockLlm> 
     models: { ...DEFAULT_MODELS, ...opts.models },
   };
   const web = createMockWeb();
+  const models = createMockModelFiles();
   const server = createServer((req, res) => {
-    // /web/ routes belong to the fake web of the web tools; everything else is the LLM mock.
+    // /web/ routes belong to the fake web of the web tools, /models/ to the embedding model
+    // files; everything else is the LLM mock.
     web
       .handle(req, res)
+      .then(async (isHandled) => isHandled || (await models.handle(req, res)))
       .then((isHandled) => (isHandled ? undefined : handleRequest(ctx, req, res)))
       .catch((error: unknown) => failRequest(res, error));
   });
@@ -488,6 +494,7 @@ export async function startMockLlm(opts: MockLlmOptions = {}): Promise<MockLlm> 
     url: `http://${HOST}:${port}`,
     port,
     web,
+    models,
     setScenario(scenario) {
       ctx.scenarios.reset();
       ctx.scenarios.setDefault(scenario);
@@ -496,6 +503,7 @@ export async function startMockLlm(opts: MockLlmOptions = {}): Promise<MockLlm> 
     reset() {
       ctx.scenarios.reset();
       ctx.log.clear();
+      models.reset();
     },
     requests: () => ctx.log.list(),
     clearRequests: () => ctx.log.clear(),

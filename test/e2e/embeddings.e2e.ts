@@ -1,0 +1,123 @@
+import path from 'node:path';
+import type { Page } from '@playwright/test';
+import { expect, test } from './fixtures';
+import { EmbeddingSettingsPage } from './pages/embedding-settings-page';
+import { ProjectPage } from './pages/project-page';
+
+/**
+ * Embeddings in Chromium through the real transformers.js path: the tiny BERT-shaped model in
+ * test/fixtures/models/carrel/tiny-embedder, served by the mock server under `/models/` as a
+ * self-hosted model folder on another origin, loaded by the embedding worker with ONNX Runtime's
+ * WASM files from the app itself.
+ */
+
+const TINY_MODEL_ID = 'carrel/tiny-embedder';
+const CORPUS = path.resolve('test/fixtures/documents/corpus');
+/** About 500 tokens: more than 60% of a 1,024-token window's input, so the project is searched. */
+const FILES = ['sourdough.md', 'bicycle.md', 'coffee.md'].map((name) => path.join(CORPUS, name));
+const SMALL_MODEL = 'tiny-window';
+/** transformers.js v2's Cache Storage, where model files stay for offline use. */
+const MODEL_CACHE = 'transformers-cache';
+
+/**
+ * The model picker offers only the catalogue's models (and the stored one), so the test model is
+ * chosen the way an older version or an import would leave it: in the settings table. The full
+ * (not quantized) ONNX file is the only one the fixture has.
+ */
+async function storeTinyModelChoice(page: Page): Promise<void> {
+  await page.evaluate(async (modelId) => {
+    const db = await new Promise<IDBDatabase>((resolve, reject) => {
+      const request = indexedDB.open('carrel');
+      request.onsuccess = () => resolve(request.result);
+      request.onerror = () => reject(request.error ?? new Error('could not open the database'));
+    });
+    await new Promise<void>((resolve, reject) => {
+      const transaction = db.transaction('settings', 'readwrite');
+      transaction.objectStore('settings').put({
+        key: 'embeddingSettings',
+        value: { modelId, isQuantized: false, source: { kind: 'hub' }, canDownload: true },
+        updatedAt: Date.now(),
+      });
+      transaction.oncomplete = () => resolve();
+      transaction.onerror = () =>
+        reject(transaction.error ?? new Error('could not store the setting'));
+    });
+    db.close();
+  }, TINY_MODEL_ID);
+}
+
+async function listModelCache(page: Page): Promise<string[]> {
+  return page.evaluate(async (name) => {
+    const cache = await caches.open(name);
+    return (await cache.keys()).map((request) => request.url);
+  }, MODEL_CACHE);
+}
+
+test.describe('embeddings in the browser', () => {
+  test('a self-hosted model downloads with progress and embeds uploaded project files', async ({
+    page,
+    settings,
+    llm,
+  }) => {
+    // Model load, WASM compile and ingest on a busy two-core machine.
+    test.setTimeout(60_000);
+    await settings.open();
+    await settings.addProvider({
+      name: 'Small',
+      baseUrl: `${llm.url}/v1`,
+      apiKey: 'sk-embed',
+      model: SMALL_MODEL,
+    });
+    const card = settings.providerCard('Small');
+    await card.getByLabel(`Context window for ${SMALL_MODEL}`).fill('1024');
+    await card.getByRole('button', { name: 'Set', exact: true }).click();
+    await expect(card.getByText('1,024 tokens')).toBeVisible();
+
+    await storeTinyModelChoice(page);
+    await page.reload();
+    const embedding = new EmbeddingSettingsPage(page);
+    await expect(embedding.model()).toHaveValue(TINY_MODEL_ID);
+    await expect(embedding.quantized()).not.toBeChecked();
+    await embedding.useSelfHosted(`${llm.url}/models/`);
+    await expect(embedding.downloads()).toBeChecked();
+
+    // Held at the first file, the download is visibly under way; released, it completes.
+    const release = llm.models.hold();
+    await embedding.downloadNow();
+    await expect(embedding.progress()).toBeVisible();
+    await expect(embedding.section()).toContainText('config.json');
+    release();
+    await expect(embedding.status()).toHaveText(`${TINY_MODEL_ID} is ready.`, { timeout: 30_000 });
+    await expect(embedding.progress()).toHaveCount(0);
+    const modelFolder = `/models/${TINY_MODEL_ID}/`;
+    expect(llm.models.served()).toEqual(
+      expect.arrayContaining(
+        ['config.json', 'tokenizer.json', 'tokenizer_config.json', 'onnx/model.onnx'].map(
+          (file) => modelFolder + file,
+        ),
+      ),
+    );
+
+    const project = new ProjectPage(page);
+    await project.create('Kitchen and bike');
+    await project.chooseModel(SMALL_MODEL, 'Small');
+    await project.upload(FILES);
+    await expect(project.uploads().and(page.locator('[data-status="done"]'))).toHaveCount(
+      FILES.length,
+      { timeout: 30_000 },
+    );
+    await expect(project.fit()).toHaveAttribute('data-mode', 'search');
+    await expect(project.searchMode()).toHaveText('Hybrid search: keywords and embeddings.', {
+      timeout: 20_000,
+    });
+    await expect(project.searchMode()).not.toContainText('Keyword search only');
+
+    // The model's files are cached under their self-hosted address, for offline use. That origin
+    // is the mock server's, not the app's; the suite's same-origin cache check guards against
+    // provider replies, so this test's model cache is removed once checked.
+    const cached = await listModelCache(page);
+    expect(cached).toEqual(expect.arrayContaining([`${llm.url}${modelFolder}onnx/model.onnx`]));
+    expect(cached.filter((url) => !url.startsWith(`${llm.url}/models/`))).toEqual([]);
+    await page.evaluate((name) => caches.delete(name), MODEL_CACHE);
+  });
+});

@@ -1,0 +1,91 @@
+// Model files for the embedding worker, like a self-hosted model folder: `GET /models/<path>`
+// serves `test/fixtures/models/<path>` with CORS headers, so the app on another port loads
+// them through transformers.js's real fetch path (Settings → Embeddings → self-hosted).
+
+import { readFile, stat } from 'node:fs/promises';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const MODELS_PREFIX = '/models/';
+
+const DEFAULT_MODELS_DIR = path.resolve(
+  path.dirname(fileURLToPath(import.meta.url)),
+  '../fixtures/models',
+);
+
+const CONTENT_TYPES: Record<string, string> = {
+  '.json': 'application/json',
+  '.onnx': 'application/octet-stream',
+};
+
+export interface MockModelFiles {
+  /** Answers the request if its path starts with /models/; false leaves it to the caller. */
+  handle(req: IncomingMessage, res: ServerResponse): Promise<boolean>;
+  /**
+   * Holds every model file response until the returned function is called, so a test can see
+   * a download in progress however fast the machine is.
+   */
+  hold(): () => void;
+  /** Paths (under /models/) answered with a file, in order. */
+  served(): string[];
+  /** Releases any hold and clears the log. */
+  reset(): void;
+}
+
+export function createMockModelFiles(modelsDir: string = DEFAULT_MODELS_DIR): MockModelFiles {
+  const served: string[] = [];
+  let held: Promise<void> | null = null;
+  let release: () => void = () => undefined;
+
+  const releaseHold = (): void => {
+    release();
+    held = null;
+  };
+
+  return {
+    async handle(req, res) {
+      const url = new URL(req.url ?? '/', `http://${req.headers.host ?? '127.0.0.1'}`);
+      if (!url.pathname.startsWith(MODELS_PREFIX)) return false;
+      res.setHeader('access-control-allow-origin', '*');
+      res.setHeader('access-control-expose-headers', '*');
+      if (req.method === 'OPTIONS') {
+        res.setHeader('access-control-allow-methods', 'GET, HEAD, OPTIONS');
+        res.setHeader(
+          'access-control-allow-headers',
+          req.headers['access-control-request-headers'] ?? '*',
+        );
+        res.writeHead(204).end();
+        return true;
+      }
+      const relative = decodeURIComponent(url.pathname.slice(MODELS_PREFIX.length));
+      const file = path.resolve(modelsDir, relative);
+      // Only files inside the fixtures folder: "../" in a path never escapes it.
+      const isInside = file.startsWith(`${modelsDir}${path.sep}`);
+      const isFile = isInside && (await stat(file).catch(() => null))?.isFile() === true;
+      if (req.method !== 'GET' || !isFile) {
+        res.writeHead(404, { 'content-type': 'text/plain' }).end('Not found');
+        return true;
+      }
+      if (held !== null) await held;
+      const bytes = await readFile(file);
+      served.push(url.pathname);
+      res
+        .writeHead(200, {
+          'content-type': CONTENT_TYPES[path.extname(file)] ?? 'application/octet-stream',
+          'content-length': String(bytes.length),
+        })
+        .end(bytes);
+      return true;
+    },
+    hold() {
+      if (held === null) held = new Promise<void>((resolve) => (release = resolve));
+      return releaseHold;
+    },
+    served: () => [...served],
+    reset() {
+      releaseHold();
+      served.length = 0;
+    },
+  };
+}
