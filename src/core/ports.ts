@@ -237,6 +237,12 @@ export interface MessageBranches {
    * the session's current leaf and returns it.
    */
   switchBranch(messageId: MessageId): Promise<MessageId>;
+  /**
+   * Deletes `messageId` and all its descendants. When that removes the current leaf, the leaf
+   * moves to the parent's newest remaining descendant (or the parent, or null at the root).
+   * Returns the session's current leaf afterwards.
+   */
+  deleteBranch(messageId: MessageId): Promise<MessageId | null>;
   /** The visible chain of a session (root to current leaf), oldest first. */
   loadVisibleChain(sessionId: SessionId): Promise<ChatMessageSimple[]>;
 }

@@ -260,6 +260,22 @@ export class ChatSessionState {
     }
   }
 
+  /**
+   * Deletes a message and everything below it (a question takes its answers with it), then
+   * reloads the chain: storage moves the visible branch to what remains.
+   */
+  async delete(messageId: string): Promise<void> {
+    if (this.isRunning) return;
+    await this.deps.messages.deleteBranch(messageId as MessageId);
+    if (this.compareGroup) {
+      const isQuestion = this.compareGroup.userMessageId === messageId;
+      const answers = this.compareGroup.answers.filter((a) => a.messageId !== messageId);
+      // Side by side needs two answers; below that the chain shows the one left.
+      this.compareGroup = isQuestion || answers.length < 2 ? null : { ...this.compareGroup, answers };
+    }
+    await this.reload();
+  }
+
   private async loadCompareGroup(userMessageId: string, answerIds: string[]): Promise<CompareGroup | null> {
     const answers: AnswerView[] = [];
     for (const [modelIndex, id] of answerIds.entries()) {
@@ -272,6 +288,11 @@ export class ChatSessionState {
 
   async stop(): Promise<void> {
     if (this.runId) await this.deps.agent.stop(this.runId);
+  }
+
+  /** Compare mode: stops the answer of one model; the other columns keep streaming. */
+  async stopModel(modelIndex: number): Promise<void> {
+    if (this.runId) await this.deps.agent.stopModel(this.runId, modelIndex);
   }
 
   reset(): void {

@@ -53,6 +53,32 @@ async function loadChainRows(db: CarrelDb, leafId: string): Promise<MessageRow[]
   return chain.reverse();
 }
 
+/** The message and everything below it, breadth first; one indexed query per message. */
+async function loadSubtreeIds(db: CarrelDb, root: MessageRow): Promise<string[]> {
+  const ids: string[] = [];
+  const queue: MessageRow[] = [root];
+  for (let row = queue.shift(); row !== undefined; row = queue.shift()) {
+    ids.push(row.id);
+    queue.push(...(await loadChildRows(db, row.sessionId, row.id)));
+  }
+  return ids;
+}
+
+/** Follows the newest child from `parentId` down; null when the parent is the root and has none. */
+async function findNewestLeaf(
+  db: CarrelDb,
+  sessionId: string,
+  parentId: string,
+): Promise<string | null> {
+  let leafId: string | null = parentId === ROOT_PARENT_ID ? null : parentId;
+  let children = await loadChildRows(db, sessionId, parentId);
+  for (let newest = children.at(-1); newest !== undefined; newest = children.at(-1)) {
+    leafId = newest.id;
+    children = await loadChildRows(db, sessionId, newest.id);
+  }
+  return leafId;
+}
+
 export function createMessageStore(db: CarrelDb, clock: Clock): DexieMessageStore {
   return {
     /**
@@ -138,6 +164,33 @@ export function createMessageStore(db: CarrelDb, clock: Clock): DexieMessageStor
             updatedAt: clock.now(),
           });
           return leafId;
+        }),
+      ),
+
+    deleteBranch: (messageId) =>
+      guardStorage(db, () =>
+        db.transaction('rw', [db.messages, db.sessions], async () => {
+          const target = await db.messages.get(messageId);
+          if (target === undefined)
+            throw new StorageError('not_found', `Message ${messageId} no longer exists.`);
+          const session = await db.sessions.get(target.sessionId);
+          if (session === undefined)
+            throw new StorageError('not_found', `Session ${target.sessionId} no longer exists.`);
+          const deletedIds = await loadSubtreeIds(db, target);
+          await db.messages.bulkDelete(deletedIds);
+          // Only a deleted leaf moves: deleting a branch the user is not looking at keeps the view.
+          const isLeafDeleted =
+            session.currentLeafId !== null && deletedIds.includes(session.currentLeafId);
+          const leafId = isLeafDeleted
+            ? await findNewestLeaf(db, target.sessionId, target.parentId)
+            : session.currentLeafId;
+          await db.sessions.put({
+            ...session,
+            currentLeafId: leafId === null ? null : asMessageId(leafId),
+            version: session.version + 1,
+            updatedAt: clock.now(),
+          });
+          return leafId === null ? null : asMessageId(leafId);
         }),
       ),
 

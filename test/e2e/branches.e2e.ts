@@ -57,4 +57,46 @@ test.describe('branches', () => {
     await expect(chat.lastAnswer().getByTestId('answer-model')).toHaveText('model-alpha');
     await expect(chat.branchLabel(chat.lastAnswer())).toHaveText('1/2');
   });
+  test('deleting a question takes its answer along, and a deleted answer stays gone after a reload', async ({ page, chat }) => {
+    await chat.newChat();
+    await chat.send('first question');
+    await expect(chat.lastAnswer()).toHaveAttribute('data-status', 'complete');
+    await chat.send('second question');
+    await expect(chat.lastAnswer()).toContainText('You said: second question');
+    await expect(chat.lastAnswer()).toHaveAttribute('data-status', 'complete');
+
+    // The confirmation, in both themes and widths, before anything is deleted.
+    await chat.userRows().last().getByRole('button', { name: 'Delete', exact: true }).click();
+    const dialog = page.getByTestId('delete-message-dialog');
+    await expect(dialog).toBeVisible();
+    await page.screenshot({ path: 'test-results/screenshots/delete-message-light-wide.png' });
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await page.screenshot({ path: 'test-results/screenshots/delete-message-dark-wide.png' });
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.screenshot({ path: 'test-results/screenshots/delete-message-dark-narrow.png' });
+    await page.emulateMedia({ colorScheme: 'light' });
+    await page.screenshot({ path: 'test-results/screenshots/delete-message-light-narrow.png' });
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.keyboard.press('Escape');
+    await expect(dialog).toHaveCount(0);
+    await expect(chat.userMessages()).toHaveText(['first question', 'second question']);
+
+    await chat.deleteMessage(chat.userRows().last());
+    await expect(chat.userMessages()).toHaveText(['first question']);
+    await expect(chat.answers()).toHaveCount(1);
+    await expect(chat.lastAnswer()).toContainText('You said: first question');
+
+    // The conversation goes on from what is left.
+    await chat.send('third question');
+    await expect(chat.lastAnswer()).toContainText('You said: third question');
+    await expect(chat.lastAnswer()).toHaveAttribute('data-status', 'complete');
+    await chat.deleteMessage(chat.lastAnswer());
+    await expect(chat.answers()).toHaveCount(1);
+    await expect(chat.userMessages()).toHaveText(['first question', 'third question']);
+
+    await page.reload();
+    await expect(chat.userMessages()).toHaveText(['first question', 'third question']);
+    await expect(chat.answers()).toHaveCount(1);
+    await expect(chat.lastAnswer()).toContainText('You said: first question');
+  });
 });

@@ -60,4 +60,38 @@ test.describe('compare mode', () => {
     const body = JSON.stringify(last?.body);
     expect(body).toContain('The working model answers in full.');
   });
+  test('stopping one model leaves the other answering', async ({ page, chat, llm }) => {
+    llm.queueScenarios(
+      { kind: 'hang', text: 'Still thinking about it' },
+      { kind: 'hang', text: 'Also thinking about it' },
+    );
+    await chat.newChat();
+    await chat.addCompareModel();
+    await chat.send('compare and stop');
+
+    await expect(chat.compareColumns()).toHaveCount(2);
+    const first = chat.compareColumns().filter({ hasText: 'Still thinking about it' });
+    const second = chat.compareColumns().filter({ hasText: 'Also thinking about it' });
+    await expect(first.getByRole('button', { name: /^Stop / })).toBeVisible({ timeout: 15_000 });
+    await expect(second.getByRole('button', { name: /^Stop / })).toBeVisible({ timeout: 15_000 });
+    await page.screenshot({ path: 'test-results/screenshots/compare-stop-light-wide.png' });
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await page.screenshot({ path: 'test-results/screenshots/compare-stop-dark-wide.png' });
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.screenshot({ path: 'test-results/screenshots/compare-stop-dark-narrow.png' });
+    await page.emulateMedia({ colorScheme: 'light' });
+    await page.screenshot({ path: 'test-results/screenshots/compare-stop-light-narrow.png' });
+    await page.setViewportSize({ width: 1280, height: 800 });
+
+    await first.getByRole('button', { name: /^Stop / }).click();
+    await expect(first.getByTestId('assistant-message')).toHaveAttribute('data-status', 'stopped', { timeout: 15_000 });
+    await expect(first.getByRole('button', { name: /^Stop / })).toHaveCount(0);
+    // The other model is still streaming: only its own Stop (or the run's) ends it.
+    await expect(second.getByTestId('assistant-message')).toHaveAttribute('data-status', 'streaming');
+    await expect(chat.compareView()).toHaveAttribute('data-live', 'true');
+
+    await second.getByRole('button', { name: /^Stop / }).click();
+    await expect(chat.compareView()).toHaveAttribute('data-live', 'false', { timeout: 15_000 });
+    await expect(chat.compareView().locator('[data-testid="assistant-message"][data-status="stopped"]')).toHaveCount(2);
+  });
 });

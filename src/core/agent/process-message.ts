@@ -126,11 +126,41 @@ export interface TurnResult {
  * models, runs every model, and persists each answer from its state container whether it
  * finished, stopped or failed. Lower levels never touch storage.
  */
+/**
+ * One AbortController per model of a run, each linked to the run's signal: aborting the run
+ * stops every model, `stopModel` stops one (compare mode) and leaves the others streaming.
+ */
+export class ModelAborts {
+  private readonly controllers = new Map<number, AbortController>();
+
+  /** The signal model `modelIndex` runs with; already aborted if it was stopped before it began. */
+  signalFor(modelIndex: number, runSignal: AbortSignal): AbortSignal {
+    const controller = this.controllerFor(modelIndex);
+    if (runSignal.aborted) controller.abort(runSignal.reason);
+    else runSignal.addEventListener('abort', () => controller.abort(runSignal.reason), { once: true });
+    return controller.signal;
+  }
+
+  stopModel(modelIndex: number): void {
+    this.controllerFor(modelIndex).abort();
+  }
+
+  private controllerFor(modelIndex: number): AbortController {
+    let controller = this.controllers.get(modelIndex);
+    if (controller === undefined) {
+      controller = new AbortController();
+      this.controllers.set(modelIndex, controller);
+    }
+    return controller;
+  }
+}
+
 export async function processMessage(
   rawRequest: unknown,
   deps: AgentDeps,
   sink: PacketSink,
   signal: AbortSignal,
+  modelAborts: ModelAborts = new ModelAborts(),
 ): Promise<TurnResult> {
   const parsed = sendMessageRequestSchema.safeParse(rawRequest);
   if (!parsed.success) {
@@ -197,7 +227,7 @@ export async function processMessage(
         projectFiles,
         deps,
         sink,
-        signal,
+        signal: modelAborts.signalFor(modelIndex, signal),
       }),
     ),
   );

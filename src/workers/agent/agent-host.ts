@@ -1,6 +1,6 @@
 import { createDefaultAgent } from '../../core/agent/default-agent';
 import { generateTitle } from '../../core/agent/generate-title';
-import { AgentRequestError, fallbackTitle, processMessage, type AgentDeps, type AssemblerArgs, type PreparedContext } from '../../core/agent/process-message';
+import { AgentRequestError, fallbackTitle, ModelAborts, processMessage, type AgentDeps, type AssemblerArgs, type PreparedContext } from '../../core/agent/process-message';
 import type { Tool } from '../../core/agent/tools/tool';
 import { assembleContext, decideProjectMode, renderNumberedDocuments } from '../../core/context';
 import type { AssembledContext, ContextTool } from '../../core/context/types';
@@ -131,6 +131,7 @@ export function createAgentHost(host: AgentHostDeps): AgentWorkerApi {
     loadChain: (leafId) => messages.loadChain(leafId),
   });
   const runs = new Map<string, AbortController>();
+  const modelAbortsByRun = new Map<string, ModelAborts>();
   const runBySession = new Map<string, string>();
 
   const baseDeps = {
@@ -173,6 +174,8 @@ export function createAgentHost(host: AgentHostDeps): AgentWorkerApi {
     }
     const controller = new AbortController();
     runs.set(runId, controller);
+    const modelAborts = new ModelAborts();
+    modelAbortsByRun.set(runId, modelAborts);
     const batcher = createPacketBatcher(onPackets);
     try {
       const systemPromptOverride = (await settings.get<string>(SYSTEM_PROMPT_SETTING)) ?? null;
@@ -204,6 +207,7 @@ export function createAgentHost(host: AgentHostDeps): AgentWorkerApi {
           batcher.push(packet);
         },
         controller.signal,
+        modelAborts,
       );
       if (host.shouldGenerateTitles && value.isFirstTurn && value.stopReasons[0] === 'completed') {
         void nameSession(value, request).catch((error: unknown) => console.warn('Could not name the chat:', error));
@@ -214,6 +218,7 @@ export function createAgentHost(host: AgentHostDeps): AgentWorkerApi {
     } finally {
       batcher.flush();
       runs.delete(runId);
+      modelAbortsByRun.delete(runId);
       for (const [sessionId, id] of runBySession) if (id === runId) runBySession.delete(sessionId);
       for (const release of releases) release();
     }
@@ -262,6 +267,10 @@ export function createAgentHost(host: AgentHostDeps): AgentWorkerApi {
     stop(runIdOrSessionId) {
       const runId = runBySession.get(runIdOrSessionId) ?? runIdOrSessionId;
       runs.get(runId)?.abort();
+      return Promise.resolve();
+    },
+    stopModel(runId, modelIndex) {
+      modelAbortsByRun.get(runId)?.stopModel(modelIndex);
       return Promise.resolve();
     },
     async testWebSearch(config) {

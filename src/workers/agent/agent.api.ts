@@ -63,4 +63,6 @@ export interface AgentWorkerApi {
   testWebSearch(config: SearchBackendConfig): Promise<WorkerResult<{ resultCount: number }>>;
   /** The MCP settings' Test button: connects, lists the server's tools, disconnects. */
   testMcpServer(config: McpServerConfig): Promise<WorkerResult<{ serverName: string; toolNames: string[] }>>;
+  /** Compare mode: stops one model of a run (its partial answer kept, marked stopped); the others go on. */
+  stopModel(runId: string, modelIndex: number): Promise<void>;
 }

@@ -20,6 +20,7 @@ export interface AgentClient {
     onConfirm?: ConfirmListener,
   ): Promise<WorkerResult<TurnResult>>;
   stop(runIdOrSessionId: string): Promise<void>;
+  stopModel(runId: string, modelIndex: number): Promise<void>;
   recoverInterrupted(): Promise<number>;
   listModels(providerId: string): Promise<WorkerResult<ModelInfo[]>>;
   previewContext(request: PreviewContextRequest): Promise<WorkerResult<AssembledContext>>;
@@ -35,6 +36,7 @@ export function createAgentClient(): AgentClient {
     send: (runId, request, onPackets, onConfirm) =>
       api.send(runId, request, proxy(onPackets), onConfirm ? proxy(onConfirm) : undefined),
     stop: (id) => api.stop(id),
+    stopModel: (runId, modelIndex) => api.stopModel(runId, modelIndex),
     recoverInterrupted: () => api.recoverInterrupted(),
     listModels: (providerId) => api.listModels(providerId),
     testWebSearch: (config) => api.testWebSearch(config),

@@ -69,6 +69,9 @@ const api: AgentWorkerApi = {
   async stop(id) {
     await (await getHost()).stop(id);
   },
+  async stopModel(runId, modelIndex) {
+    await (await getHost()).stopModel(runId, modelIndex);
+  },
   async listModels(providerId) {
     try {
       return await (await getHost()).listModels(providerId);

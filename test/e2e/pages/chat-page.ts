@@ -1,4 +1,4 @@
-import type { Locator, Page } from '@playwright/test';
+import { expect, type Locator, type Page } from '@playwright/test';
 
 /** The chat screen, as a person uses it. */
 export class ChatPage {
@@ -63,6 +63,14 @@ export class ChatPage {
   async regenerateWith(answer: Locator, modelId: string): Promise<void> {
     await answer.getByText('Regenerate', { exact: true }).click();
     await answer.getByRole('menuitem', { name: `Regenerate with ${modelId}` }).click();
+  }
+
+  /** "Delete" on a message, confirmed in its dialog. */
+  async deleteMessage(row: Locator): Promise<void> {
+    await row.getByRole('button', { name: 'Delete', exact: true }).click();
+    const dialog = this.page.getByTestId('delete-message-dialog');
+    await dialog.getByRole('button', { name: /^Delete (question|answer)$/ }).click();
+    await expect(dialog).toBeHidden();
   }
 
   branchLabel(row: Locator): Locator {

@@ -197,4 +197,71 @@ describe('message tree', () => {
       code: 'not_found',
     });
   });
+  it('deletes a message with all its descendants and moves the leaf to the newest remaining branch', async () => {
+    const { sessions, messages } = await openSessionWithStores();
+    await messages.put(buildUserMessage('u1', null, { createdAt: 10 }));
+    await messages.put(buildAssistantMessage('a1', 'u1', { createdAt: 20 }));
+    await messages.put(buildAssistantMessage('a1b', 'u1', { createdAt: 30 }));
+    await messages.put(buildUserMessage('u2', 'a1b', { createdAt: 40 }));
+    await messages.put(buildAssistantMessage('a2', 'u2', { createdAt: 50 }));
+    // An older follow-up under a1, so the leaf has somewhere deeper to land than a1 itself.
+    await messages.put(buildUserMessage('u2a', 'a1', { createdAt: 35 }));
+    await messages.switchBranch(asMessageId('a2'));
+    const before = await sessions.get(asSessionId('s1'));
+
+    const leaf = await messages.deleteBranch(asMessageId('a1b'));
+
+    expect(leaf).toBe('u2a');
+    for (const id of ['a1b', 'u2', 'a2'])
+      expect(await messages.get(asMessageId(id))).toBeUndefined();
+    const after = await sessions.get(asSessionId('s1'));
+    expect(after).toMatchObject({ currentLeafId: 'u2a', version: (before?.version ?? 0) + 1 });
+    expect((await messages.loadVisibleChain(asSessionId('s1'))).map((m) => m.id)).toEqual([
+      'u1',
+      'a1',
+      'u2a',
+    ]);
+  });
+
+  it('moves the leaf to the parent itself when the deleted answer had no siblings', async () => {
+    const { sessions, messages } = await openSessionWithStores();
+    await messages.put(buildUserMessage('u1', null, { createdAt: 10 }));
+    await messages.put(buildAssistantMessage('a1', 'u1', { createdAt: 20 }));
+
+    expect(await messages.deleteBranch(asMessageId('a1'))).toBe('u1');
+    expect((await sessions.get(asSessionId('s1')))?.currentLeafId).toBe('u1');
+  });
+
+  it('empties the session when the only first question is deleted', async () => {
+    const { sessions, messages } = await openSessionWithStores();
+    await messages.put(buildUserMessage('u1', null, { createdAt: 10 }));
+    await messages.put(buildAssistantMessage('a1', 'u1', { createdAt: 20 }));
+
+    expect(await messages.deleteBranch(asMessageId('u1'))).toBeNull();
+    expect((await sessions.get(asSessionId('s1')))?.currentLeafId).toBeNull();
+    expect(await messages.loadVisibleChain(asSessionId('s1'))).toEqual([]);
+    expect(await messages.children(asSessionId('s1'), null)).toEqual([]);
+  });
+
+  it('keeps the visible branch when deleting a branch the user is not looking at', async () => {
+    const { sessions, messages } = await openSessionWithStores();
+    await messages.put(buildUserMessage('u1', null, { createdAt: 10 }));
+    await messages.put(buildAssistantMessage('a1', 'u1', { createdAt: 20 }));
+    await messages.put(buildAssistantMessage('a1b', 'u1', { createdAt: 30 }));
+
+    expect(await messages.deleteBranch(asMessageId('a1'))).toBe('a1b');
+    expect((await sessions.get(asSessionId('s1')))?.currentLeafId).toBe('a1b');
+    expect(await messages.siblings(asMessageId('a1b'))).toEqual({
+      index: 0,
+      count: 1,
+      ids: ['a1b'],
+    });
+  });
+
+  it('refuses to delete a message that does not exist', async () => {
+    const { messages } = await openSessionWithStores();
+    await expect(messages.deleteBranch(asMessageId('ghost'))).rejects.toMatchObject({
+      code: 'not_found',
+    });
+  });
 });

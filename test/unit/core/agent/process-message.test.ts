@@ -224,6 +224,30 @@ describe('processMessage through the agent host', () => {
     expect(siblings.map((m) => m.id).sort()).toEqual(turn.answers.map((a) => a.id).sort());
   });
 
+  it('stops one model in compare mode: that answer is stopped, the other completes', async () => {
+    const agent = await TestAgent.create();
+    await agent.addProvider({ models: ['model-a', 'model-b'] });
+    agent.scriptFor('model-a', scripts.text('Answer from A')).scriptFor('model-b', scripts.hangAfter('B started'));
+    let isStopSent = false;
+    agent.tap((packet, api, runId) => {
+      // Model B hangs after its first text: only stopping it can end the turn.
+      if (!isStopSent && packet.placement.modelIndex === 1 && packet.obj.type === 'message_delta') {
+        isStopSent = true;
+        void api.stopModel(runId, 1);
+      }
+    });
+    const turn = await agent.send('compare', {
+      models: [
+        { providerId: TEST_PROVIDER_ID, modelId: 'model-a' },
+        { providerId: TEST_PROVIDER_ID, modelId: 'model-b' },
+      ],
+    });
+    expect(isStopSent).toBe(true);
+    expect(turn.answers.map((a) => a.status)).toEqual(['complete', 'stopped']);
+    expect(turn.answers.map((a) => a.stopReason)).toEqual(['completed', 'user_cancelled']);
+    expect(turn.packets.at(-1)?.obj).toEqual({ type: 'overall_stop', reason: 'completed' });
+  });
+
   it('checkpoints the partial answer while streaming, so a closed tab keeps it', async () => {
     const agent = await TestAgent.create();
     const messages = createMessageStore(agent.db, agent.clock);
