@@ -10,7 +10,7 @@ import { createMessageStore } from '../../src/storage/message.store';
 import { createProviderStore } from '../../src/storage/provider.store';
 import { createSessionStore } from '../../src/storage/session.store';
 import type { AgentWorkerApi, WorkerResult } from '../../src/workers/agent/agent.api';
-import { createAgentHost } from '../../src/workers/agent/agent-host';
+import { createAgentHost, type AgentHostDeps } from '../../src/workers/agent/agent-host';
 import { createMemorySessionLocks, type SessionLocks } from '../../src/workers/agent/session-locks';
 import { ManualScheduler } from './manual-scheduler';
 import { ScriptedLlmClient, type Script } from './scripted-llm-client';
@@ -63,7 +63,16 @@ export class TestAgent {
     this.llm = llm;
   }
 
-  static async create(options: { tools?: Tool[]; locks?: SessionLocks; shouldGenerateTitles?: boolean; db?: CarrelDb } = {}): Promise<TestAgent> {
+  static async create(
+    options: {
+      tools?: Tool[];
+      locks?: SessionLocks;
+      shouldGenerateTitles?: boolean;
+      db?: CarrelDb;
+      /** The per-turn web/MCP tool loader, as the worker passes loadTurnToolKit. */
+      loadTurnTools?: AgentHostDeps['loadTurnTools'];
+    } = {},
+  ): Promise<TestAgent> {
     const db =
       options.db ??
       (await openCarrelDb(`test-agent-${++databaseCounter}-${Date.now()}`, {
@@ -85,6 +94,7 @@ export class TestAgent {
       locks: options.locks ?? createMemorySessionLocks(),
       shouldGenerateTitles: options.shouldGenerateTitles ?? false,
       ...(options.tools ? { tools: options.tools } : {}),
+      ...(options.loadTurnTools ? { loadTurnTools: options.loadTurnTools } : {}),
     });
     const agent = new TestAgent(db, api, tokens, clock, scheduler, llm);
     await agent.addProvider();
