@@ -177,6 +177,7 @@ export function createAgentHost(host: AgentHostDeps): AgentWorkerApi {
     const modelAborts = new ModelAborts();
     modelAbortsByRun.set(runId, modelAborts);
     const batcher = createPacketBatcher(onPackets);
+    let failedSessionId: string | null = null;
     try {
       const systemPromptOverride = (await settings.get<string>(SYSTEM_PROMPT_SETTING)) ?? null;
       const calibration = await loadCalibration();
@@ -214,14 +215,43 @@ export function createAgentHost(host: AgentHostDeps): AgentWorkerApi {
       }
       return { ok: true as const, value };
     } catch (error) {
+      failedSessionId = [...runBySession].find(([, id]) => id === runId)?.[0] ?? request.sessionId;
       return { ok: false as const, error: toWorkerError(error) };
     } finally {
       batcher.flush();
       runs.delete(runId);
       modelAbortsByRun.delete(runId);
       for (const [sessionId, id] of runBySession) if (id === runId) runBySession.delete(sessionId);
+      // A failed final save (storage full or failing) leaves the answer at its last checkpoint,
+      // still marked streaming: close it as interrupted while this run still holds the session
+      // (if storage lets us; otherwise the next start's recovery does it).
+      if (failedSessionId) {
+        await recoverStreaming({ sessionId: failedSessionId, isHeldByThisRun: true }).catch((error: unknown) =>
+          console.warn('Could not close the interrupted answer:', error),
+        );
+      }
       for (const release of releases) release();
     }
+  }
+
+  /** Marks answers left streaming as interrupted (one session, or all), unless a run holds it. */
+  async function recoverStreaming(scope: { sessionId?: string; isHeldByThisRun?: boolean } = {}): Promise<number> {
+    let recovered = 0;
+    for (const message of await messages.listStreaming()) {
+      if (message.role !== 'assistant') continue;
+      if (scope.sessionId !== undefined && message.sessionId !== scope.sessionId) continue;
+      if (scope.isHeldByThisRun !== true && (await host.locks.isHeld(message.sessionId))) continue;
+      await messages.put({
+        ...message,
+        steps: closeOrphanedToolCalls(message.steps, host.tokens),
+        status: 'interrupted',
+        stopReason: 'interrupted',
+        error: message.error ?? INTERRUPTED_ERROR,
+        updatedAt: host.clock.now(),
+      });
+      recovered++;
+    }
+    return recovered;
   }
 
   /** A model-written title replaces the first words of the question, unless renamed meanwhile. */
@@ -247,22 +277,7 @@ export function createAgentHost(host: AgentHostDeps): AgentWorkerApi {
 
   return {
     send,
-    async recoverInterrupted() {
-      let recovered = 0;
-      for (const message of await messages.listStreaming()) {
-        if (message.role !== 'assistant' || (await host.locks.isHeld(message.sessionId))) continue;
-        await messages.put({
-          ...message,
-          steps: closeOrphanedToolCalls(message.steps, host.tokens),
-          status: 'interrupted',
-          stopReason: 'interrupted',
-          error: message.error ?? INTERRUPTED_ERROR,
-          updatedAt: host.clock.now(),
-        });
-        recovered++;
-      }
-      return recovered;
-    },
+    recoverInterrupted: () => recoverStreaming(),
     sessionCacheStats: () => Promise.resolve(chainCache.stats()),
     stop(runIdOrSessionId) {
       const runId = runBySession.get(runIdOrSessionId) ?? runIdOrSessionId;

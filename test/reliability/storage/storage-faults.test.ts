@@ -150,3 +150,41 @@ describe('injected IndexedDB write failures', () => {
     expect(surfaced).toContain('quota_exceeded');
   });
 });
+
+describe('a final save that fails', () => {
+  it('leaves no answer marked streaming: the run closes it as interrupted', async () => {
+    let isArmed = true;
+    const failFinalSaveOnce: Middleware<DBCore> = {
+      stack: 'dbcore',
+      name: 'fail-final-save-once',
+      create: (down) => ({
+        ...down,
+        table(name) {
+          const table = down.table(name);
+          return {
+            ...table,
+            mutate(request) {
+              const isFinalSave =
+                name === 'messages' &&
+                request.type === 'put' &&
+                request.values.some((row: { role?: string; status?: string }) => row.role === 'assistant' && row.status === 'complete');
+              if (isArmed && isFinalSave) {
+                isArmed = false;
+                return Promise.reject(new DOMException('Injected write failure', 'UnknownError'));
+              }
+              return table.mutate(request);
+            },
+          };
+        },
+      }),
+    };
+    const db = new CarrelDb(`final-save-${Date.now()}`, { indexedDB, IDBKeyRange });
+    db.use(failFinalSaveOnce);
+    await db.open();
+    const agent = await TestAgent.create({ db });
+    const turn = await agent.script(scripts.text('An answer whose last save fails.')).send('question');
+    expect(turn.result.ok).toBe(false);
+    const answers = (await db.messages.toArray()).filter((row) => row.role === 'assistant');
+    expect(answers.map((row) => row.status)).toEqual(['interrupted']);
+  });
+});
