@@ -217,8 +217,9 @@ export interface PlanContext {
   responseId: string;
   /** Text of the last user message, for the echo scenario. */
   lastUserText: string;
-  /** Size of the raw request body; the default input-token estimate. */
-  requestChars: number;
+  /** Tokens of the raw request body (o200k): the default input-token usage, close to what a
+   * provider would report, so the app's token calibration learns from realistic figures. */
+  requestTokens: number;
   /** Resolves the in-stream error of a midstream-error scenario (undefined = provider default). */
   streamError: (errorId: string | undefined) => { body: string; status: number };
 }
@@ -305,7 +306,7 @@ export function planTurn(scenario: GeneratedScenario, ctx: PlanContext): TurnPla
     toolCalls,
     ending: parts.ending,
     usage: {
-      inputTokens: parts.usage?.inputTokens ?? Math.ceil(ctx.requestChars / CHARS_PER_TOKEN),
+      inputTokens: parts.usage?.inputTokens ?? ctx.requestTokens,
       outputTokens: parts.usage?.outputTokens ?? estimateTokens(generated) + reasoningTokens,
       reasoningTokens,
     },

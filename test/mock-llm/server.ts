@@ -3,6 +3,7 @@
 // read → route → decide (CORS / auth / scenario) → record → respond.
 
 import { createServer } from 'node:http';
+import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createScenarioQueue, handleControl } from './control';
@@ -347,7 +348,7 @@ async function serveTurn(ex: Exchange, scenario: GeneratedScenario): Promise<voi
   const plan = planTurn(scenario, {
     responseId: `mock${ex.record.id}`,
     lastUserText: protocol.lastUserText(ex.incoming.body),
-    requestChars: ex.incoming.rawBody.length,
+    requestTokens: countTokens(ex.incoming.rawBody),
     streamError: (errorId) => {
       const entry = ctx.fixtures.errorEntry(errorId ?? protocol.defaultStreamErrorId);
       return { body: entry.body, status: entry.status >= 400 ? entry.status : 500 };

@@ -187,9 +187,13 @@ export function createAgentHost(host: AgentHostDeps): AgentWorkerApi {
         ...baseDeps,
         prepareContext: (args) => {
           const key = calibrationKey(args.provider.id, args.model.id);
+          // Only models whose tokenizer we lack need correcting (the catch-all encoding).
+          const isCalibrated = args.model.encoding === 'default';
           return prepareContext(args, systemPromptOverride, host, collectTools(args, kit), {
-            calibrationFactor: calibration[key] ?? NEUTRAL_CALIBRATION_FACTOR,
-            onStepUsage: (estimated, usage) => learnCalibration(calibration, key, estimated, usage),
+            calibrationFactor: isCalibrated ? (calibration[key] ?? NEUTRAL_CALIBRATION_FACTOR) : NEUTRAL_CALIBRATION_FACTOR,
+            ...(isCalibrated
+              ? { onStepUsage: (estimated: number, usage: Usage) => learnCalibration(calibration, key, estimated, usage) }
+              : {}),
           });
         },
       };
@@ -314,7 +318,10 @@ export function createAgentHost(host: AgentHostDeps): AgentWorkerApi {
             const kit = host.loadTurnTools ? await host.loadTurnTools({ settings, confirmation: REFUSE_ALL }, signal) : undefined;
             const calibration = await loadCalibration();
             return prepareContext(args, systemPromptOverride, host, collectTools(args, kit), {
-              calibrationFactor: calibration[calibrationKey(args.provider.id, args.model.id)] ?? NEUTRAL_CALIBRATION_FACTOR,
+              calibrationFactor:
+                args.model.encoding === 'default'
+                  ? (calibration[calibrationKey(args.provider.id, args.model.id)] ?? NEUTRAL_CALIBRATION_FACTOR)
+                  : NEUTRAL_CALIBRATION_FACTOR,
               onAssembled,
             });
           },

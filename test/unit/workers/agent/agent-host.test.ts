@@ -98,15 +98,17 @@ describe('the agent host', () => {
 });
 
 describe('usage records and token calibration', () => {
-  it('records each answer\'s usage and learns a per-model factor from the reported input tokens', async () => {
+  it('records each answer\'s usage and learns a factor for a model whose tokenizer we lack', async () => {
     const agent = await TestAgent.create();
+    await agent.addProvider({ models: ['mystery-model'] });
+    const mystery = { providerId: 'test-provider', modelId: 'mystery-model' };
     // Our estimate of the first request is a few hundred tokens; the provider reports 2,000.
     const script = scripts.text('ok');
     const withUsage = script.map((item) =>
       item.type === 'usage' ? { ...item, usage: { inputTokens: 2_000, outputTokens: 3 } } : item,
     );
     const question = `How many tokens is this? ${'Some words to count. '.repeat(60)}`;
-    const turn = await agent.script(withUsage).send(question);
+    const turn = await agent.script(withUsage).send(question, { models: [mystery] });
     const stores = createStores(agent.db, agent.clock, { newId: () => 'u1' });
     const records = await stores.usage.listBySession(turn.answers[0]!.sessionId);
     expect(records).toEqual([
@@ -114,23 +116,34 @@ describe('usage records and token calibration', () => {
     ]);
     await vi.waitFor(async () => {
       const factors = await stores.settings.get<Record<string, number>>(TOKEN_CALIBRATION_SETTING);
-      expect(factors?.['test-provider/gpt-4o-mini']).toBeGreaterThan(1);
+      expect(factors?.['test-provider/mystery-model']).toBeGreaterThan(1);
     });
 
     // The next request is estimated with the learned factor: a larger context for the same text.
     const before = await agent.api.previewContext({
       sessionId: turn.answers[0]!.sessionId,
       text: 'next',
-      model: { providerId: 'test-provider', modelId: 'gpt-4o-mini' },
+      model: mystery,
     });
     await stores.settings.set(TOKEN_CALIBRATION_SETTING, {});
     const neutral = await agent.api.previewContext({
       sessionId: turn.answers[0]!.sessionId,
       text: 'next',
-      model: { providerId: 'test-provider', modelId: 'gpt-4o-mini' },
+      model: mystery,
     });
     expect([before, neutral].map((r) => (r.ok ? 'ok' : r.error.message))).toEqual(['ok', 'ok']);
     if (before.ok && neutral.ok) expect(before.value.totalTokens).toBeGreaterThan(neutral.value.totalTokens);
+  });
+
+  it('leaves models with a known tokenizer uncalibrated', async () => {
+    const agent = await TestAgent.create();
+    const withUsage = scripts.text('ok').map((item) =>
+      item.type === 'usage' ? { ...item, usage: { inputTokens: 5_000, outputTokens: 3 } } : item,
+    );
+    await agent.script(withUsage).send(`Count me. ${'More words to count. '.repeat(60)}`);
+    const stores = createStores(agent.db, agent.clock, { newId: () => 'u1' });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(await stores.settings.get(TOKEN_CALIBRATION_SETTING)).toBeUndefined();
   });
 });
 
