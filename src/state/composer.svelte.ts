@@ -56,7 +56,12 @@ export class ComposerState {
   );
 
   /** Follows the open chat: its models and agent, or the defaults for a new chat. */
-  follow(session: Session | null, available: ModelRef[], agents: readonly Agent[]): void {
+  follow(
+    session: Session | null,
+    available: ModelRef[],
+    agents: readonly Agent[],
+    defaultModel: ModelRef | null = null,
+  ): void {
     const isNewTarget = (session?.id ?? null) !== this.sessionId;
     this.sessionId = session?.id ?? null;
     const keep = (models: readonly ModelRef[]) => models.filter((m) => available.some((a) => sameModel(a, m)));
@@ -70,7 +75,8 @@ export class ComposerState {
       candidates = session ? session.models : agentModel ? [agentModel] : [];
     }
     const kept = keep(candidates);
-    this.models = kept.length > 0 ? kept : available.slice(0, 1);
+    const preferred = defaultModel ? keep([defaultModel]) : [];
+    this.models = kept.length > 0 ? kept : preferred.length > 0 ? preferred : available.slice(0, 1);
     this.schedulePreview();
   }
 

@@ -1,4 +1,5 @@
 import { DEFAULT_SYSTEM_PROMPT } from '../core/context/system-prompt/registry';
+import { modelRefSchema, type ModelRef } from '../core/model';
 import type { SettingsStore } from '../core/ports';
 import { err, ok, type Result } from '../util/result';
 import type { AgentClient } from '../workers/agent/agent.client';
@@ -31,6 +32,9 @@ export interface SettingsStateDeps {
  * servers. Everything is stored in IndexedDB through the settings store; the worker reads the
  * same keys at the start of every turn, so a change applies to the next message.
  */
+/** Settings key of the model new chats start with. */
+export const DEFAULT_MODEL_SETTING_KEY = 'defaultModel';
+
 export class SettingsState {
   /** null: the default prompt. */
   systemPrompt = $state<string | null>(null);
@@ -38,6 +42,8 @@ export class SettingsState {
   /** As stored (unparsed): the form reads it defensively, the worker validates it. */
   webTools = $state<unknown>(null);
   mcpServers = $state<McpServerConfig[]>([]);
+  /** The model a new chat starts with (unless its project or agent says otherwise). */
+  defaultModel = $state<ModelRef | null>(null);
   isLoaded = $state(false);
   readonly defaultSystemPrompt = DEFAULT_SYSTEM_PROMPT;
 
@@ -45,12 +51,15 @@ export class SettingsState {
 
   async load(): Promise<void> {
     const { store } = this.deps;
-    const [systemPrompt, theme, webTools, mcpServers] = await Promise.all([
+    const [systemPrompt, theme, webTools, mcpServers, defaultModel] = await Promise.all([
       store.get<unknown>(SYSTEM_PROMPT_SETTING_KEY),
       store.get<unknown>(THEME_SETTING_KEY),
       store.get<unknown>(WEB_TOOLS_SETTING_KEY),
       store.get<unknown>(MCP_SERVERS_SETTING_KEY),
+      store.get<unknown>(DEFAULT_MODEL_SETTING_KEY),
     ]);
+    const parsedModel = modelRefSchema.safeParse(defaultModel);
+    this.defaultModel = parsedModel.success ? parsedModel.data : null;
     this.systemPrompt = typeof systemPrompt === 'string' ? systemPrompt : null;
     this.theme = parseTheme(theme);
     this.webTools = webTools ?? null;
@@ -65,6 +74,13 @@ export class SettingsState {
     const value = isDefault ? null : text;
     await this.deps.store.set(SYSTEM_PROMPT_SETTING_KEY, value);
     this.systemPrompt = value;
+  }
+
+  /** null: a new chat takes the first model listed. */
+  async setDefaultModel(model: ModelRef | null): Promise<void> {
+    const value = model ? { providerId: model.providerId, modelId: model.modelId } : null;
+    await this.deps.store.set(DEFAULT_MODEL_SETTING_KEY, value);
+    this.defaultModel = value;
   }
 
   /** An id for a new MCP server's form. */

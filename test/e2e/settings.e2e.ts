@@ -52,6 +52,20 @@ test.describe('Settings', () => {
     await expect(html).not.toHaveAttribute('data-theme', /./);
   });
 
+  test('a new chat starts with the default model chosen in Settings', async ({ page, settings, chat, llm }) => {
+    await settings.addProvider({ kind: 'openai', name: 'Second mock', baseUrl: `${llm.url}/v1`, apiKey: API_KEY, model: 'gpt-4.1-mini' });
+    await page.getByLabel('Default model for new chats').selectOption({ label: 'gpt-4.1-mini · Second mock' });
+    await page.reload();
+    await expect(page.getByLabel('Default model for new chats')).toHaveValue(/gpt-4\.1-mini/);
+
+    llm.queueScenarios({ kind: 'text', text: 'From the default model.' });
+    await chat.newChat();
+    await chat.send('which model?');
+    await expect(chat.lastAnswer()).toContainText('From the default model.');
+    const request = await llm.waitForRequest();
+    expect((request.body as { model: string }).model).toBe('gpt-4.1-mini');
+  });
+
   test('the keyboard shortcuts sheet lists the shortcuts and closes with Escape', async ({ page }) => {
     await page.getByRole('button', { name: 'Show keyboard shortcuts' }).click();
     const sheet = page.getByTestId('shortcuts-sheet');
