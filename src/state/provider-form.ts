@@ -1,23 +1,13 @@
-import type { ProviderKind, ProviderPreset } from '../core/model';
+import { providerPresetSchema, type ProviderKind, type ProviderPreset } from '../core/model';
 import { PROVIDER_PRESETS } from '../llm/provider-presets';
 import { err, ok, type Result } from '../util/result';
 import { formatHeaderLines, parseHeaderLines } from './header-lines';
 
-/** The order of the preset picker: the big clouds, the OpenAI-compatible clouds, local, custom. */
-export const PRESET_ORDER: readonly ProviderPreset[] = [
-  'openai',
-  'anthropic',
-  'google',
-  'openrouter',
-  'groq',
-  'mistral',
-  'deepseek',
-  'xai',
-  'together',
-  'ollama',
-  'lmstudio',
-  'custom',
-];
+/**
+ * The order of the preset picker: the big clouds, the OpenAI-compatible clouds, local, custom;
+ * the schema's own order, so a new preset cannot be forgotten here.
+ */
+export const PRESET_ORDER: readonly ProviderPreset[] = providerPresetSchema.options;
 
 /** Characters of a key shown at each end; the middle is never rendered. */
 const KEY_VISIBLE_CHARS = 4;

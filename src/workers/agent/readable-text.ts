@@ -69,7 +69,7 @@ export function extractReadableText(html: string, url: string): ReadableText {
     // linkedom's document is close enough to the DOM for Readability; a page it chokes on
     // falls back to the body text below. The cast is needed where the DOM lib is loaded (tests)
     // and looks unnecessary under the worker's lib, where Readability's `Document` is unresolved.
-    // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- needed under the DOM lib, see above
     article = new Readability(document as unknown as ReadabilityDocument, {
       charThreshold: MIN_ARTICLE_CHARACTERS,
     }).parse();
