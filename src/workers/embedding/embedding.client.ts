@@ -3,7 +3,6 @@ import type {
   EmbeddingProgressListener,
   EmbeddingSettings,
   EmbeddingWorkerApi,
-  ModelFile,
   WorkerResult,
 } from './embedding.api';
 
@@ -29,8 +28,12 @@ export interface EmbeddingJob<T> {
   cancel(): void;
 }
 
-/** The UI side of the embedding worker. */
-export interface EmbeddingClient {
+/**
+ * The UI side of the embedding worker: long jobs come back as cancellable handles; the
+ * one-shot calls pass straight through the contract.
+ */
+export interface EmbeddingClient
+  extends Pick<EmbeddingWorkerApi, 'embedQueries' | 'importModelFolder' | 'countEmbedded' | 'isModelAvailable'> {
   embedProject(
     projectId: string,
     settings: EmbeddingSettings,
@@ -45,21 +48,6 @@ export interface EmbeddingClient {
     settings: EmbeddingSettings,
     onProgress: EmbeddingProgressListener,
   ): EmbeddingJob<{ modelKey: string }>;
-  embedQueries(
-    queries: string[],
-    settings: EmbeddingSettings,
-  ): Promise<WorkerResult<Float32Array[]>>;
-  /** `files` from an `<input type="file" webkitdirectory>`: path is `webkitRelativePath`. */
-  importModelFolder(
-    modelId: string,
-    files: ModelFile[],
-    isQuantized: boolean,
-  ): Promise<WorkerResult<{ fileCount: number }>>;
-  countEmbedded(
-    projectId: string,
-    settings: EmbeddingSettings,
-  ): Promise<{ embedded: number; total: number }>;
-  isModelAvailable(settings: EmbeddingSettings): Promise<boolean>;
   dispose(): void;
 }
 
