@@ -4,9 +4,8 @@ import { AgentRequestError, fallbackTitle, ModelAborts, processMessage, type Age
 import type { Tool } from '../../core/agent/tools/tool';
 import { assembleContext, decideProjectMode, renderNumberedDocuments } from '../../core/context';
 import type { AssembledContext, ContextTool } from '../../core/context/types';
-import type { toToolDefinition } from '../../core/agent/tools/tool';
 import type { Clock, ConfirmationPort, Embedder, Ids, LlmClient, Scheduler, SettingsStore, TokenCounter } from '../../core/ports';
-import type { AssistantMessage, Citation, MessageId, ProviderConfig, SessionId, Usage } from '../../core/model';
+import type { AssistantMessage, Citation, MessageId, ProviderConfig, SessionId, ToolDefinition, Usage } from '../../core/model';
 import { NEUTRAL_CALIBRATION_FACTOR, updateCalibrationFactor } from '../../core/tokens';
 import { z } from 'zod';
 import { LlmRequestError } from '../../llm/errors';
@@ -350,7 +349,7 @@ function prepareContext(
 ): PreparedContext {
   const { calibrationFactor, onAssembled } = options;
   const agent = args.agent ?? createDefaultAgent(host.clock.now());
-  const contextTools = (offered: ReturnType<typeof toToolDefinition>[]): ContextTool[] =>
+  const contextTools = (offered: ToolDefinition[]): ContextTool[] =>
     offered.map((definition) => {
       const tool = tools.find((t) => t.name === definition.name);
       return { ...definition, ...(tool ? { usage: tool.usage, isSearch: tool.isSearch } : {}) };
