@@ -17,6 +17,8 @@ const BENCHES = [
   { id: 'retrieval', file: 'test/bench/retrieval.bench.ts', timeoutMs: 300_000 },
   { id: 'storage', file: 'test/bench/storage.bench.ts', timeoutMs: 180_000 },
   { id: 'startup', file: 'test/bench/startup.bench.ts', timeoutMs: 150_000 },
+  { id: 'streaming-ui', file: 'test/bench/streaming-ui.bench.ts', timeoutMs: 300_000 },
+  { id: 'embeddings', file: 'test/bench/embeddings.bench.ts', timeoutMs: 540_000 },
 ];
 
 function describeMachine() {
@@ -126,6 +128,7 @@ async function main() {
     if (outcome.code === 0 && existsSync(outFile)) {
       const section = JSON.parse(await readFile(outFile, 'utf8'));
       section.seconds = outcome.seconds;
+      section.date = new Date().toISOString();
       for (const figure of section.figures) figure.ratio = computeRatio(figure);
       sections.push(section);
     } else {
@@ -140,13 +143,25 @@ async function main() {
         values: [],
         notes: [`Failed: ${why}; see the console output.`],
         seconds: outcome.seconds,
+        date: new Date().toISOString(),
       });
     }
   }
   await rm(workDir, { recursive: true, force: true });
   const machine = { ...describeMachine(), loadAverage1m: Number(loadavg()[0].toFixed(2)) };
   const command = `npm run bench${only.length > 0 ? ` -- ${only.join(' ')}` : ''}`;
-  const results = { date: startedAt.toISOString(), machine, command, sections };
+  // A partial run (`npm run bench -- retrieval`) replaces its own sections and keeps the others
+  // from the previous results, each with the date it was measured.
+  const previous = existsSync('test/bench/results.json')
+    ? JSON.parse(await readFile('test/bench/results.json', 'utf8'))
+    : { sections: [] };
+  const merged = BENCHES.map(
+    (bench) =>
+      sections.find((section) => section.id === bench.id) ??
+      previous.sections?.find((section) => section.id === bench.id),
+  ).filter((section) => section !== undefined);
+  for (const section of merged) section.date ??= previous.date;
+  const results = { date: startedAt.toISOString(), machine, command, sections: merged };
   await writeFile('test/bench/results.json', JSON.stringify(results, null, 2) + '\n');
   const header = [
     '# Benchmark results',
@@ -158,11 +173,10 @@ async function main() {
     `- Machine: ${machine.cores} cores (nproc), ${machine.cpu}, ${machine.memoryGiB} GiB memory, ${machine.platform}, Node ${machine.node}`,
     `- Load average (1 min) at the end: ${machine.loadAverage1m} — other work on the machine widens the spreads`,
     `- Command: \`${command}\``,
-    '- Not built yet: 5 (streaming UI), 6 (embeddings, WASM vs native), and the checkpoint-write count of 4.',
-    `- Sections: ${sections.map((section) => `${section.id} (${format(section.seconds ?? 0)} s)`).join(', ')}`,
+    `- Sections (when measured, how long the bench took): ${merged.map((section) => `${section.id} (${section.date ?? 'unknown'}, ${format(section.seconds ?? 0)} s)`).join(', ')}`,
     '',
   ].join('\n');
-  await writeFile('test/bench/RESULTS.md', header + '\n' + sections.map(renderSection).join('\n'));
+  await writeFile('test/bench/RESULTS.md', header + '\n' + merged.map(renderSection).join('\n'));
   console.log('\nWrote test/bench/results.json and test/bench/RESULTS.md');
 }
 

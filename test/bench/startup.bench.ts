@@ -13,8 +13,8 @@ import { launchChromium } from './lib/bench-browser';
 import { createSection, emitSection } from './lib/report';
 import { summarizeSamples } from './lib/stats';
 
-const DIST = 'dist-bench';
-const PREVIEW_PORT = 4210;
+const DIST = process.env.BENCH_DIST ?? 'dist-bench';
+const PREVIEW_PORT = Number(process.env.BENCH_PREVIEW_PORT ?? 4210);
 const GZIP_TARGET_KB = 150;
 const PAINT_RUNS = 5;
 const APP_URL = `http://127.0.0.1:${PREVIEW_PORT}/`;

@@ -11,7 +11,7 @@ import { chromium, type Browser, type Page } from '@playwright/test';
  * Playwright drives it. Nothing leaves 127.0.0.1.
  */
 
-export const BENCH_STATIC_PORT = 4211;
+export const BENCH_STATIC_PORT = Number(process.env.BENCH_STATIC_PORT ?? 4211);
 const OUT_DIR = resolve('test-results/bench/pages');
 
 const CONTENT_TYPES: Record<string, string> = {
