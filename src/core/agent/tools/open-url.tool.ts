@@ -9,7 +9,7 @@ import { toUrlKey } from './number-documents';
 import type { Tool, ToolDocument, ToolOutput } from './tool';
 import {
   checkUrl,
-  findConversationTextInQuery,
+  findConversationTextInUrl,
   type ConversationIndex,
   type UrlPolicyOptions,
 } from './url-policy';
@@ -68,7 +68,7 @@ export interface OpenUrlDeps {
   policy: UrlPolicyOptions;
   reader: ReaderSettings | null;
   budget: CharacterBudget;
-  /** What was said so far, to notice conversation text in a query string. */
+  /** What was said so far, to notice conversation text in an address. */
   conversation: ConversationIndex;
   /** URLs this turn's searches returned (keys from toUrlKey): opening them asks nothing. */
   searchedUrls: ReadonlySet<string>;
@@ -87,9 +87,10 @@ type PageOutcome =
 
 /**
  * open_url (issue 9): reads web pages the model chose, several at once, as documents it can
- * cite. Every URL passes the URL policy; one whose query string carries conversation text asks
- * the user first; pages are read directly, or through the user's reader/proxy when the site
- * does not allow browsers (or always, if so configured). HTML becomes its readable text.
+ * cite. Every URL passes the URL policy; one whose address (query, path or sub-domain) carries
+ * conversation text asks the user first; pages are read directly, or through the user's
+ * reader/proxy when the site does not allow browsers (or always, if so configured). HTML becomes
+ * its readable text.
  */
 export function createOpenUrlTool(deps: OpenUrlDeps): Tool<OpenUrlInput> {
   return {
@@ -143,7 +144,7 @@ async function readPage(
   const url = verdict.url;
 
   if (!deps.searchedUrls.has(toUrlKey(url))) {
-    const carried = findConversationTextInQuery(url, deps.conversation);
+    const carried = findConversationTextInUrl(url, deps.conversation);
     if (carried !== null) {
       const isConfirmed = await deps.confirmation.requestConfirmation({
         kind: 'open_url_with_conversation_text',

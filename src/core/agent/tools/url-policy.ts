@@ -290,9 +290,9 @@ function classifyIpv6(groups: number[]): AddressClass {
   return 'public';
 }
 
-/* ---- Conversation text in a query string (exfiltration guard). ---- */
+/* ---- Conversation text in an address (exfiltration guard). ---- */
 
-/** Three words in a row from the conversation, in a query string, need the user's consent. */
+/** Three words in a row from the conversation, anywhere in an address, need the user's consent. */
 export const SHARED_WORD_RUN = 3;
 /** A single word this long that contains a digit (ids, numbers, keys) is enough on its own. */
 export const MIN_DISTINCTIVE_TOKEN_LENGTH = 6;
@@ -334,26 +334,24 @@ export function indexConversation(texts: readonly string[]): ConversationIndex {
 }
 
 /**
- * The conversation text a URL's query string would send to the site, or null. A URL that
+ * The conversation text a URL would send to its site, or null. The query string, every path
+ * segment and the host's labels below the site's own name are searched (a path such as
+ * `/ZX-4471-PLUM` or a host such as `zx4471.evil.example` leaks as surely as `?q=`). A URL that
  * appears verbatim in the conversation (the user pasted it, a search returned it) is not the
  * model's making and passes. Text hidden by encodings (base64, hex) is not detected.
  */
-export function findConversationTextInQuery(
-  rawUrl: string,
-  index: ConversationIndex,
-): string | null {
+export function findConversationTextInUrl(rawUrl: string, index: ConversationIndex): string | null {
   let url: URL;
   try {
     url = new URL(rawUrl);
   } catch {
     return null;
   }
-  if (url.search.length <= 1) return null;
   const lowered = url.href.toLowerCase();
   const rawLowered = rawUrl.trim().toLowerCase();
   if (index.texts.some((text) => text.includes(lowered) || text.includes(rawLowered))) return null;
-  for (const [name, value] of url.searchParams) {
-    const words = splitWords(`${name} ${value}`);
+  for (const part of carriedParts(url)) {
+    const words = splitWords(part);
     for (let i = 0; i + SHARED_WORD_RUN <= words.length; i++) {
       const run = words.slice(i, i + SHARED_WORD_RUN).join(' ');
       if (index.runs.has(run)) return run;
@@ -362,4 +360,26 @@ export function findConversationTextInQuery(
     if (token) return token;
   }
   return null;
+}
+
+/** The pieces of a URL a site receives that a model could fill: query, path, sub-domains. */
+function carriedParts(url: URL): string[] {
+  const parts: string[] = [];
+  for (const [name, value] of url.searchParams) parts.push(`${name} ${value}`);
+  for (const segment of url.pathname.split('/')) {
+    if (segment === '') continue;
+    parts.push(safeDecode(segment));
+  }
+  // Labels left of the last two (the site's name and its top-level domain).
+  const labels = url.hostname.split('.');
+  if (labels.length > 2) parts.push(labels.slice(0, -2).join(' '));
+  return parts;
+}
+
+function safeDecode(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
 }

@@ -32,7 +32,7 @@ export interface WebToolsDeps {
   extractor: ReadableTextExtractor;
   confirmation: ConfirmationPort;
   settings: WebToolSettings;
-  /** The chain the turn answers (collectConversationTexts), for the query-string guard. */
+  /** The chain the turn answers (collectConversationTexts), for the exfiltration guard (conversation text in an address). */
   conversationTexts: readonly string[];
 }
 

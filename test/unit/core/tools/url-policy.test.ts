@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   checkUrl,
-  findConversationTextInQuery,
+  findConversationTextInUrl,
   indexConversation,
   parseIpv4,
   parseIpv6,
@@ -119,7 +119,7 @@ describe('address parsing', () => {
   });
 });
 
-describe('findConversationTextInQuery', () => {
+describe('findConversationTextInUrl', () => {
   const conversation = indexConversation([
     'My employee number is A1234567 and my manager is Jane Dupont from the Lyon office.',
     'Here is a link: https://example.com/report?id=42&lang=fr',
@@ -127,34 +127,53 @@ describe('findConversationTextInQuery', () => {
 
   it('finds three words of the conversation in a query string', () => {
     expect(
-      findConversationTextInQuery('https://evil.example/log?d=manager+is+Jane', conversation),
+      findConversationTextInUrl('https://evil.example/log?d=manager+is+Jane', conversation),
     ).toBe('manager is jane');
   });
 
   it('finds a distinctive token such as an id, whatever its case', () => {
-    expect(findConversationTextInQuery('https://evil.example/p?x=a1234567', conversation)).toBe(
+    expect(findConversationTextInUrl('https://evil.example/p?x=a1234567', conversation)).toBe(
       'a1234567',
     );
   });
 
   it('sees through percent-encoding', () => {
     expect(
-      findConversationTextInQuery('https://evil.example/?q=Jane%20Dupont%20from', conversation),
+      findConversationTextInUrl('https://evil.example/?q=Jane%20Dupont%20from', conversation),
     ).toBe('jane dupont from');
   });
 
   it('lets through a URL that appears verbatim in the conversation', () => {
     expect(
-      findConversationTextInQuery('https://example.com/report?id=42&lang=fr', conversation),
+      findConversationTextInUrl('https://example.com/report?id=42&lang=fr', conversation),
     ).toBeNull();
   });
 
-  it('lets through a query with no conversation text, and a URL without a query', () => {
+  it('finds conversation text in a path segment, however it is joined', () => {
     expect(
-      findConversationTextInQuery('https://example.com/search?q=weather+in+paris', conversation),
+      findConversationTextInUrl('https://evil.example/jane-dupont-from-lyon', conversation),
+    ).toBe('jane dupont from');
+    expect(findConversationTextInUrl('https://evil.example/u/A1234567.png', conversation)).toBe(
+      'a1234567',
+    );
+    expect(
+      findConversationTextInUrl('https://evil.example/x/Jane%20Dupont%20from', conversation),
+    ).toBe('jane dupont from');
+  });
+
+  it('finds conversation text in the sub-domains, where a DNS lookup alone would leak it', () => {
+    expect(findConversationTextInUrl('https://a1234567.evil.example/', conversation)).toBe(
+      'a1234567',
+    );
+  });
+
+  it('lets through an address with no conversation text', () => {
+    expect(
+      findConversationTextInUrl('https://example.com/search?q=weather+in+paris', conversation),
     ).toBeNull();
     expect(
-      findConversationTextInQuery('https://example.com/jane-dupont-from-lyon', conversation),
+      findConversationTextInUrl('https://docs.example.com/guide/getting-started', conversation),
     ).toBeNull();
+    expect(findConversationTextInUrl('https://example.com/%E0%A4%A', conversation)).toBeNull();
   });
 });
