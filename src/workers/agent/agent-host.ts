@@ -12,6 +12,7 @@ import { LlmRequestError } from '../../llm/errors';
 import { resolveModelInfo } from '../../llm/model-catalog';
 import type { CarrelDb } from '../../storage/db';
 import { createSessionCache, createStores, isStorageError } from '../../storage';
+import { watchTableWrites } from '../../storage/watch-writes';
 import type {
   AgentWorkerApi,
   ConfirmListener,
@@ -92,6 +93,8 @@ export function createAgentHost(host: AgentHostDeps): AgentWorkerApi {
     files,
     chunks,
     loadEmbedder: host.loadQueryEmbedder ?? (() => Promise.resolve(null)),
+    // Keeps each project's index between searches until its files or chunks change.
+    watchWrites: (onWrite) => watchTableWrites(host.db, ['files', 'chunks'], onWrite),
   });
   const fileReader = createProjectFileReader(files);
 

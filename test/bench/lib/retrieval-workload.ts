@@ -167,7 +167,7 @@ export function measureRetrieval(
     vectorFloat32,
     vectorInt8,
     vectorRecallInt8: recall / queries.length,
-    float32Bytes: size * DIMENSIONS * Float32Array.BYTES_PER_ELEMENT,
-    int8Bytes: size * DIMENSIONS + size * Float32Array.BYTES_PER_ELEMENT,
+    float32Bytes: floatVectors.matrixBytes,
+    int8Bytes: int8Vectors.matrixBytes,
   };
 }

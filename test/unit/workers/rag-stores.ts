@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { asProjectId } from '../../../src/core/model';
 import { createTokenCounter } from '../../../src/core/tokens';
 import { createStores } from '../../../src/storage';
+import type { CarrelDb } from '../../../src/storage/db';
 import type { IngestDeps } from '../../../src/workers/ingest/ingest-file';
 import { buildFrozenClock } from '../../builders/clock';
 import { openTestDb } from '../storage/storage-fixtures';
@@ -11,13 +12,15 @@ export const FIXTURES = join(import.meta.dirname, '../../fixtures/documents');
 export const PROJECT = asProjectId('project-1');
 
 /** Real stores on a fresh fake-indexeddb database, the real token counter, frozen time. */
-export async function createRagStores(): Promise<IngestDeps & ReturnType<typeof createStores>> {
+export async function createRagStores(): Promise<
+  IngestDeps & ReturnType<typeof createStores> & { db: CarrelDb }
+> {
   const db = await openTestDb();
   const clock = buildFrozenClock();
   let counter = 0;
   const ids = { newId: () => `file-${++counter}` };
   const stores = createStores(db, clock, ids);
-  return { ...stores, tokens: await createTokenCounter(), clock, ids };
+  return { ...stores, tokens: await createTokenCounter(), clock, ids, db };
 }
 
 export function fixtureInput(name: string, mimeType = '') {
