@@ -1,19 +1,32 @@
 #!/usr/bin/python3
-"""Generates the tiny BERT-shaped embedding model of the tests (run with /usr/bin/python3, which
-has Debian's python3-torch and python3-onnx):
+"""Generates the BERT-shaped embedding models of the tests and the embeddings benchmark (run with
+/usr/bin/python3, which has Debian's python3-torch and python3-onnx):
 
     /usr/bin/python3 scripts/make-tiny-model.py
+    /usr/bin/python3 scripts/make-tiny-model.py --shape minilm --out test/bench/.models/carrel/minilm-shape
 
 Output, in the layout transformers.js expects under `env.localModelPath`:
-    test/fixtures/models/carrel/tiny-embedder/{config.json, tokenizer.json, tokenizer_config.json, onnx/model.onnx}
+    <out>/{config.json, tokenizer.json, tokenizer_config.json, onnx/model.onnx}
 
-The model has BERT's interface (input_ids, attention_mask, token_type_ids -> last_hidden_state)
-and one self-attention layer whose contribution is kept small, so mean pooling yields roughly a
-weighted bag of words. Its vocabulary is the words of the fixture corpus plus single-letter
-WordPiece pieces; a short list of related words share a direction, which gives the model a
-little of the meaning a real embedding model has. Deterministic (fixed seed).
+Both models have BERT's interface (input_ids, attention_mask, token_type_ids -> last_hidden_state)
+and a WordPiece tokenizer.
+
+`--shape tiny` (default, into test/fixtures/models/carrel/tiny-embedder): one self-attention layer
+whose contribution is kept small, so mean pooling yields roughly a weighted bag of words. Its
+vocabulary is the words of the fixture corpus plus single-letter WordPiece pieces; a short list of
+related words share a direction, which gives the model a little of the meaning a real embedding
+model has. The word table is seeded; the attention projections take torch's unseeded default
+initialisation, so a rerun changes them slightly: the committed fixture is the reference.
+
+`--shape minilm` (the bench generates it into the ignored test/bench/.models/): exactly the shape
+of sentence-transformers/all-MiniLM-L6-v2 (6 layers, hidden 384, 12 heads, intermediate 1536,
+vocabulary 30522, 512 positions, 22.7M parameters, ~91 MB float32) with random weights (BERT's
+N(0, 0.02) initialisation) and a generated vocabulary: as fast as the real model, its vectors
+mean nothing. Deterministic (every weight comes from one seeded generator).
 """
+import argparse
 import json
+import math
 import re
 from pathlib import Path
 
@@ -21,7 +34,7 @@ import torch
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / 'test/fixtures/documents/corpus'
-OUT = ROOT / 'test/fixtures/models/carrel/tiny-embedder'
+TINY_OUT = ROOT / 'test/fixtures/models/carrel/tiny-embedder'
 HIDDEN = 48
 HEADS = 2
 MAX_POSITIONS = 512
@@ -131,16 +144,14 @@ def tokenizer_json(vocab):
     }
 
 
-def main():
-    generator = torch.Generator().manual_seed(7)
-    vocab = build_vocab()
-    model = TinyBert(build_embeddings(vocab, generator), generator).eval()
-    (OUT / 'onnx').mkdir(parents=True, exist_ok=True)
+def write_model_folder(out, model, vocab, shape):
+    """Exports `model` and writes the config and tokenizer files transformers.js reads."""
+    (out / 'onnx').mkdir(parents=True, exist_ok=True)
     example = torch.tensor([[vocab['[CLS]'], vocab['bread'], vocab['[SEP]']]])
     torch.onnx.export(
         model,
         (example, torch.ones_like(example), torch.zeros_like(example)),
-        str(OUT / 'onnx/model.onnx'),
+        str(out / 'onnx/model.onnx'),
         input_names=['input_ids', 'attention_mask', 'token_type_ids'],
         output_names=['last_hidden_state'],
         dynamic_axes={name: {0: 'batch', 1: 'sequence'} for name in ['input_ids', 'attention_mask', 'token_type_ids', 'last_hidden_state']},
@@ -149,17 +160,17 @@ def main():
     config = {
         'architectures': ['BertModel'],
         'model_type': 'bert',
-        'hidden_size': HIDDEN,
-        'num_hidden_layers': 1,
-        'num_attention_heads': HEADS,
-        'intermediate_size': HIDDEN,
+        'hidden_size': shape['hidden'],
+        'num_hidden_layers': shape['layers'],
+        'num_attention_heads': shape['heads'],
+        'intermediate_size': shape['intermediate'],
         'max_position_embeddings': MAX_POSITIONS,
         'type_vocab_size': 2,
         'vocab_size': len(vocab),
         'pad_token_id': vocab['[PAD]'],
     }
-    (OUT / 'config.json').write_text(json.dumps(config, indent=2) + '\n')
-    (OUT / 'tokenizer.json').write_text(json.dumps(tokenizer_json(vocab)) + '\n')
+    (out / 'config.json').write_text(json.dumps(config, indent=2) + '\n')
+    (out / 'tokenizer.json').write_text(json.dumps(tokenizer_json(vocab)) + '\n')
     tokenizer_config = {
         'tokenizer_class': 'BertTokenizer',
         'do_lower_case': True,
@@ -170,8 +181,124 @@ def main():
         'unk_token': '[UNK]',
         'mask_token': '[MASK]',
     }
-    (OUT / 'tokenizer_config.json').write_text(json.dumps(tokenizer_config, indent=2) + '\n')
-    print('vocabulary', len(vocab), 'tokens; wrote', OUT)
+    (out / 'tokenizer_config.json').write_text(json.dumps(tokenizer_config, indent=2) + '\n')
+    print('vocabulary', len(vocab), 'tokens; wrote', out)
+
+
+def make_tiny(out):
+    generator = torch.Generator().manual_seed(7)
+    vocab = build_vocab()
+    model = TinyBert(build_embeddings(vocab, generator), generator).eval()
+    write_model_folder(out, model, vocab, {'hidden': HIDDEN, 'layers': 1, 'heads': HEADS, 'intermediate': HIDDEN})
+
+
+# ── all-MiniLM-L6-v2's shape ───────────────────────────────────────────────────────────────────
+
+MINILM = {'hidden': 384, 'layers': 6, 'heads': 12, 'intermediate': 1536}
+MINILM_VOCAB_SIZE = 30522
+LAYER_NORM_EPS = 1e-12
+
+
+def build_minilm_vocab():
+    """Special tokens, WordPiece letter pieces, punctuation, the fixture corpus's words, then
+    made-up consonant-vowel words up to BERT's 30522 entries."""
+    vocab = build_vocab()
+    tokens = list(vocab) + ['.', ',']
+    seen = set(tokens)
+    syllables = [c + v for c in 'bcdfghjklmnprstvwz' for v in 'aeiou']
+    length = 2
+    while len(tokens) < MINILM_VOCAB_SIZE:
+        for index in range(len(syllables) ** length):
+            word = ''
+            for _ in range(length):
+                index, syllable = divmod(index, len(syllables))
+                word += syllables[syllable]
+            if word not in seen:
+                tokens.append(word)
+                seen.add(word)
+                if len(tokens) == MINILM_VOCAB_SIZE:
+                    break
+        length += 1
+    return {token: index for index, token in enumerate(tokens)}
+
+
+def bert_linear(inputs, outputs, generator):
+    layer = torch.nn.Linear(inputs, outputs)
+    with torch.no_grad():
+        layer.weight.copy_(0.02 * torch.randn(outputs, inputs, generator=generator))
+        layer.bias.zero_()
+    return layer
+
+
+class BertLayer(torch.nn.Module):
+    """One BERT encoder layer: self-attention, add & norm, GELU feed-forward, add & norm."""
+
+    def __init__(self, generator):
+        super().__init__()
+        hidden, intermediate = MINILM['hidden'], MINILM['intermediate']
+        self.heads = MINILM['heads']
+        self.head_size = hidden // self.heads
+        self.query = bert_linear(hidden, hidden, generator)
+        self.key = bert_linear(hidden, hidden, generator)
+        self.value = bert_linear(hidden, hidden, generator)
+        self.attention_output = bert_linear(hidden, hidden, generator)
+        self.attention_norm = torch.nn.LayerNorm(hidden, eps=LAYER_NORM_EPS)
+        self.intermediate = bert_linear(hidden, intermediate, generator)
+        self.output = bert_linear(intermediate, hidden, generator)
+        self.output_norm = torch.nn.LayerNorm(hidden, eps=LAYER_NORM_EPS)
+
+    def split_heads(self, x):
+        return x.reshape(x.shape[0], x.shape[1], self.heads, self.head_size).transpose(1, 2)
+
+    def forward(self, hidden, mask_bias):
+        query, key, value = (self.split_heads(f(hidden)) for f in (self.query, self.key, self.value))
+        scores = query @ key.transpose(-1, -2) / math.sqrt(self.head_size) + mask_bias
+        context = (scores.softmax(dim=-1) @ value).transpose(1, 2)
+        context = context.reshape(hidden.shape[0], hidden.shape[1], hidden.shape[2])
+        hidden = self.attention_norm(hidden + self.attention_output(context))
+        feed_forward = self.output(torch.nn.functional.gelu(self.intermediate(hidden)))
+        return self.output_norm(hidden + feed_forward)
+
+
+class MiniLmShapedBert(torch.nn.Module):
+    def __init__(self, vocab_size, generator):
+        super().__init__()
+        hidden = MINILM['hidden']
+        self.word_embeddings = torch.nn.Parameter(0.02 * torch.randn(vocab_size, hidden, generator=generator))
+        self.position_embeddings = torch.nn.Parameter(0.02 * torch.randn(MAX_POSITIONS, hidden, generator=generator))
+        self.token_type_embeddings = torch.nn.Parameter(0.02 * torch.randn(2, hidden, generator=generator))
+        self.embedding_norm = torch.nn.LayerNorm(hidden, eps=LAYER_NORM_EPS)
+        self.layers = torch.nn.ModuleList(BertLayer(generator) for _ in range(MINILM['layers']))
+
+    def forward(self, input_ids, attention_mask, token_type_ids):
+        positions = torch.arange(input_ids.shape[1]).unsqueeze(0)
+        hidden = self.word_embeddings[input_ids] + self.position_embeddings[positions] + self.token_type_embeddings[token_type_ids]
+        hidden = self.embedding_norm(hidden)
+        # Padding gets a large negative score before the softmax, as in BERT.
+        mask_bias = (1.0 - attention_mask[:, None, None, :].to(hidden.dtype)) * -10000.0
+        for layer in self.layers:
+            hidden = layer(hidden, mask_bias)
+        return hidden
+
+
+def make_minilm(out):
+    generator = torch.Generator().manual_seed(6)
+    vocab = build_minilm_vocab()
+    model = MiniLmShapedBert(len(vocab), generator).eval()
+    write_model_folder(out, model, vocab, MINILM)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
+    parser.add_argument('--shape', choices=['tiny', 'minilm'], default='tiny')
+    parser.add_argument('--out', type=Path, help='model folder (default for tiny: the test fixture)')
+    args = parser.parse_args()
+    if args.shape == 'tiny':
+        make_tiny((args.out or TINY_OUT).resolve())
+    elif args.out is None:
+        parser.error('--shape minilm needs --out (the bench uses test/bench/.models/carrel/minilm-shape)')
+    else:
+        make_minilm(args.out.resolve())
 
 
 if __name__ == '__main__':

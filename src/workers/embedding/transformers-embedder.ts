@@ -30,8 +30,32 @@ export interface TransformersEnvironment {
    * is fetched from a CDN. Node (tests) uses onnxruntime-node and needs none.
    */
   wasmPaths?: Record<string, string>;
+  /** Pins the WASM thread count (the embeddings bench); by default chooseWasmThreadCount decides. */
+  wasmThreads?: number;
   /** Folder of local models for tests in Node (`env.localModelPath`). */
   localModelPath?: string;
+}
+
+/** More threads than this gain little for a small model and take cores from the UI. */
+export const MAX_WASM_THREADS = 4;
+/** The threaded build threads need: SIMD only (every browser with WASM threads but Safari < 16.4). */
+export const THREADED_WASM_FILE = 'ort-wasm-simd-threaded.wasm';
+
+export interface WasmThreadContext {
+  /** `crossOriginIsolated`: SharedArrayBuffer, which WASM threads need, exists only then. */
+  isCrossOriginIsolated: boolean;
+  hardwareConcurrency: number;
+  /** The threaded SIMD build is among the WASM paths and SIMD works. */
+  canUseThreadedBuild: boolean;
+}
+
+/** One thread unless the page is cross-origin isolated: then one per core, up to four. */
+export function chooseWasmThreadCount(context: WasmThreadContext): number {
+  if (!context.isCrossOriginIsolated || !context.canUseThreadedBuild) return 1;
+  const cores = Number.isFinite(context.hardwareConcurrency)
+    ? Math.floor(context.hardwareConcurrency)
+    : 1;
+  return Math.max(1, Math.min(MAX_WASM_THREADS, cores));
 }
 
 const progressStatuses = new Set(['initiate', 'download', 'progress', 'done', 'ready']);
@@ -40,6 +64,7 @@ const progressStatuses = new Set(['initiate', 'download', 'progress', 'done', 'r
 export function configureTransformers(
   settings: EmbeddingSettings,
   environment: TransformersEnvironment = {},
+  wasmThreads = 1,
 ): void {
   env.allowRemoteModels = settings.canDownload && settings.source.kind === 'hub';
   if (settings.source.kind === 'self_hosted') {
@@ -58,10 +83,37 @@ export function configureTransformers(
   env.useBrowserCache = typeof caches !== 'undefined';
   if (environment.wasmPaths !== undefined) {
     env.backends.onnx.wasm.wasmPaths = environment.wasmPaths;
-    // Only the single-threaded WASM builds are shipped (ort-wasm-paths.ts), and threads would
-    // need cross-origin isolation, which not every static host gives.
-    env.backends.onnx.wasm.numThreads = 1;
+    // ONNX Runtime reads this once, when its first session starts in this worker.
+    env.backends.onnx.wasm.numThreads = wasmThreads;
   }
+}
+
+/**
+ * The smallest module with a SIMD instruction (the probe ONNX Runtime itself uses): without SIMD,
+ * ONNX Runtime would ask for the plain threaded build, which is never among the WASM paths.
+ */
+const SIMD_PROBE = new Uint8Array([
+  0, 97, 115, 109, 1, 0, 0, 0, 1, 4, 1, 96, 0, 0, 3, 2, 1, 0, 10, 30, 1, 28, 0, 65, 0, 253, 15, 253,
+  12, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 253, 186, 1, 26, 11,
+]);
+
+function canRunSimd(): boolean {
+  if (env.backends.onnx.wasm.simd === false) return false;
+  try {
+    return WebAssembly.validate(SIMD_PROBE);
+  } catch {
+    return false;
+  }
+}
+
+/** The pinned count, else one per core (up to four) when isolated and the threaded build is given. */
+function resolveWasmThreads(environment: TransformersEnvironment): number {
+  if (environment.wasmThreads !== undefined) return environment.wasmThreads;
+  return chooseWasmThreadCount({
+    isCrossOriginIsolated: globalThis.crossOriginIsolated === true,
+    hardwareConcurrency: globalThis.navigator?.hardwareConcurrency ?? 1,
+    canUseThreadedBuild: environment.wasmPaths?.[THREADED_WASM_FILE] !== undefined && canRunSimd(),
+  });
 }
 
 function toProgress(raw: unknown): ModelLoadProgress | null {
@@ -84,7 +136,7 @@ export async function createTransformersEmbedder(
   environment: TransformersEnvironment = {},
   onProgress: (progress: ModelLoadProgress) => void = () => undefined,
 ): Promise<Embedder> {
-  configureTransformers(settings, environment);
+  configureTransformers(settings, environment, resolveWasmThreads(environment));
   if (!env.allowRemoteModels && !env.allowLocalModels) {
     if (!(await isModelCached(settings.modelId, settings.isQuantized))) {
       throw new Error(`its files are not stored in this browser`);

@@ -1,0 +1,48 @@
+/// <reference lib="webworker" />
+import { createTransformersEmbedder } from '../../../src/workers/embedding/transformers-embedder';
+import { EMBEDDING_MODEL_ID, measureEmbedding } from '../lib/embedding-workload';
+
+/**
+ * Bench 6 in Chromium, in a dedicated worker like the app's embedding worker (ONNX Runtime
+ * initialises once per worker, so each thread count gets a fresh one): the app's embedder
+ * (transformers.js + ONNX Runtime WASM) over the bench model served as a self-hosted folder.
+ */
+export interface EmbeddingWorkerRequest {
+  threads: number;
+  modelBaseUrl: string;
+  wasmPaths: Record<string, string>;
+  texts: string[];
+  passes: { maxPasses: number; budgetMs: number };
+}
+
+self.onmessage = async (event: MessageEvent<EmbeddingWorkerRequest>) => {
+  const { threads, modelBaseUrl, wasmPaths, texts, passes } = event.data;
+  try {
+    const embedder = await createTransformersEmbedder(
+      {
+        modelId: EMBEDDING_MODEL_ID,
+        isQuantized: false,
+        source: { kind: 'self_hosted', baseUrl: modelBaseUrl },
+        canDownload: false,
+      },
+      { wasmPaths, wasmThreads: threads },
+    );
+    const run = await measureEmbedding(embedder, texts, passes);
+    const wasmFiles = performance
+      .getEntriesByType('resource')
+      .map((entry) => entry.name.split('/').pop() ?? '')
+      .filter((name) => name.endsWith('.wasm'));
+    self.postMessage({
+      ok: true,
+      run,
+      wasmFiles,
+      isCrossOriginIsolated: self.crossOriginIsolated,
+      hardwareConcurrency: navigator.hardwareConcurrency,
+    });
+  } catch (error) {
+    self.postMessage({
+      ok: false,
+      message: error instanceof Error ? error.message : String(error),
+    });
+  }
+};
