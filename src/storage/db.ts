@@ -20,6 +20,7 @@ import type {
 } from '../core/model';
 import type { PageSpan } from '../core/ports';
 import { StorageError, toStorageError } from './errors';
+import { placeRows, type TreeLinks } from './message-lines';
 
 /**
  * IndexedDB leaves rows whose key is null out of an index, so a root message is stored with
@@ -41,8 +42,11 @@ export interface MessageRow {
   role: 'user' | 'assistant';
   /** Always `complete` for user messages, so the status index covers every row. */
   status: MessageStatus;
-  /** The user's text, or the assistant's visible answer (previews and search). */
-  text: string;
+  /**
+   * The user's text. Version 2 also kept a copy of the assistant's answer here; version 3
+   * dropped it, since it doubled the bytes every chain load reads (`answerText` rebuilds it).
+   */
+  text?: string;
   /** Every token the message can put in a context: text, reasoning, tool calls, attachments. */
   tokenCount: number;
   createdAt: number;
@@ -57,6 +61,9 @@ export interface MessageRow {
   model?: ModelRef;
   usage?: Usage;
   citations?: Citation[];
+  /** Since version 3: the line this message belongs to and its depth (see `message-lines.ts`). */
+  lineId: string;
+  depth: number;
 }
 
 export interface FileRow {
@@ -124,7 +131,13 @@ export const SCHEMA_V2 = {
   usage: 'id, sessionId, createdAt',
 } as const;
 
-export const CURRENT_SCHEMA_VERSION = 2;
+/** Version 3: lines, so a chain loads in a few `[lineId+depth]` range reads. */
+export const SCHEMA_V3 = {
+  ...SCHEMA_V2,
+  messages: 'id, sessionId, [sessionId+parentId], status, [lineId+depth]',
+} as const;
+
+export const CURRENT_SCHEMA_VERSION = 3;
 
 function sumTokens(values: readonly unknown[]): number {
   return values.reduce<number>(
@@ -187,6 +200,34 @@ export async function upgradeToV2(tx: Transaction): Promise<void> {
     });
 }
 
+/**
+ * v2 → v3: places every message in a line, one session at a time (so memory holds one session,
+ * not the database), and drops the assistant rows' copy of their answer text. A row whose
+ * links it cannot read cancels the upgrade, leaving the database at v2 untouched.
+ */
+export async function upgradeToV3(tx: Transaction): Promise<void> {
+  const messages = tx.table<Record<string, unknown>, string>('messages');
+  const sessionIds = await messages.orderBy('sessionId').uniqueKeys();
+  for (const sessionId of sessionIds) {
+    const rows = await messages.where('sessionId').equals(sessionId).toArray();
+    const links = rows.map((row): Record<string, unknown> & TreeLinks => {
+      if (
+        typeof row.id !== 'string' ||
+        typeof row.parentId !== 'string' ||
+        typeof row.createdAt !== 'number'
+      ) {
+        throw new StorageError(
+          'invalid_data',
+          `Message ${String(row.id)} has no readable parent or creation time; the upgrade was cancelled and nothing was changed.`,
+        );
+      }
+      if (row.role === 'assistant') delete row.text;
+      return { ...row, id: row.id, parentId: row.parentId, createdAt: row.createdAt };
+    });
+    await messages.bulkPut(placeRows([], links));
+  }
+}
+
 export class CarrelDb extends Dexie {
   declare readonly sessions: Table<SessionRow, string>;
   declare readonly messages: Table<MessageRow, string>;
@@ -204,6 +245,7 @@ export class CarrelDb extends Dexie {
     super(name, { chromeTransactionDurability: 'strict', ...options });
     this.version(1).stores(SCHEMA_V1);
     this.version(2).stores(SCHEMA_V2).upgrade(upgradeToV2);
+    this.version(3).stores(SCHEMA_V3).upgrade(upgradeToV3);
   }
 }
 

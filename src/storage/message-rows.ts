@@ -1,6 +1,7 @@
 /** The boundary between message rows and ChatMessageSimple: rows never leave storage. */
-import { answerText, chatMessageSimpleSchema, type ChatMessageSimple } from '../core/model';
+import { chatMessageSimpleSchema, type ChatMessageSimple } from '../core/model';
 import { ROOT_PARENT_ID, type MessageRow } from './db';
+import type { UnplacedMessageRow } from './message-lines';
 import { parseStored } from './parse-row';
 
 export function countMessageTokens(message: ChatMessageSimple): number {
@@ -19,14 +20,15 @@ export function countMessageTokens(message: ChatMessageSimple): number {
   return total;
 }
 
-export function toMessageRow(message: ChatMessageSimple): MessageRow {
+/** The row without its place in a line: `message.store.ts` or `placeRows` adds that. */
+export function toMessageRow(message: ChatMessageSimple): UnplacedMessageRow {
   const common = {
     parentId: message.parentId ?? ROOT_PARENT_ID,
     tokenCount: countMessageTokens(message),
   };
   return message.role === 'user'
     ? { ...message, ...common, status: 'complete' }
-    : { ...message, ...common, text: answerText(message) };
+    : { ...message, ...common };
 }
 
 /** Validates a row (possibly written by an older version) and rebuilds the message. */

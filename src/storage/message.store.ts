@@ -9,15 +9,17 @@ import type { Clock, MessageBranches, MessageStore } from '../core/ports';
 import { ROOT_PARENT_ID, type CarrelDb, type MessageRow } from './db';
 import { StorageError } from './errors';
 import { guardStorage } from './guard';
+import {
+  choosePosition,
+  compareRows,
+  readPosition,
+  type LinePosition,
+  type UnplacedMessageRow,
+} from './message-lines';
 import { fromMessageRow, toMessageRow } from './message-rows';
 import { parseStored } from './parse-row';
 
 export type DexieMessageStore = MessageStore & MessageBranches;
-
-/** Oldest first; ids break ties so siblings created in the same millisecond keep an order. */
-function compareRows(a: MessageRow, b: MessageRow): number {
-  return a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
-}
 
 async function loadChildRows(
   db: CarrelDb,
@@ -31,15 +33,36 @@ async function loadChildRows(
   return rows.sort(compareRows);
 }
 
-/** Walks parent links by primary key: cost is the chain's length, not the session's size. */
+/** The rows of `row`'s line above it, shallowest first: one range read. */
+function loadLineAbove(db: CarrelDb, row: MessageRow): Promise<MessageRow[]> {
+  // A line head has nothing above it in its line. A row without a line (written around the
+  // stores, e.g. by hand) is walked by its parent link alone.
+  const position = readPosition(row);
+  if (position === undefined || position.lineId === row.id || position.depth === 0)
+    return Promise.resolve([]);
+  return db.messages
+    .where('[lineId+depth]')
+    .between([position.lineId, 0], [position.lineId, position.depth], true, false)
+    .toArray();
+}
+
+/**
+ * Walks parent links from the leaf, taking each line's part of the chain in one range read
+ * (`message-lines.ts`): a keyed read where the chain enters a line, a range read for the rest.
+ * Every row is still checked against the parent link it stands for, so a line that disagrees
+ * with the links only costs more reads. Call it inside a read transaction.
+ */
 async function loadChainRows(db: CarrelDb, leafId: string): Promise<MessageRow[]> {
   const chain: MessageRow[] = [];
   const seen = new Set<string>();
+  const append = (row: MessageRow) => {
+    if (seen.has(row.id))
+      throw new StorageError('invalid_data', `Message ${leafId} has a cycle in its parent links.`);
+    seen.add(row.id);
+    chain.push(row);
+  };
   let id: string = leafId;
   while (id !== ROOT_PARENT_ID) {
-    if (seen.has(id))
-      throw new StorageError('invalid_data', `Message ${leafId} has a cycle in its parent links.`);
-    seen.add(id);
     const row = await db.messages.get(id);
     if (row === undefined) {
       throw new StorageError(
@@ -47,10 +70,31 @@ async function loadChainRows(db: CarrelDb, leafId: string): Promise<MessageRow[]
         `Message ${id} in the chain of ${leafId} no longer exists.`,
       );
     }
-    chain.push(row);
+    append(row);
     id = row.parentId;
+    const line = await loadLineAbove(db, row);
+    for (let index = line.length - 1; index >= 0; index--) {
+      const above = line[index] as MessageRow;
+      if (above.id !== id) break;
+      append(above);
+      id = above.parentId;
+    }
   }
   return chain.reverse();
+}
+
+/** Where a message the session has not seen goes: its parent's line if the next slot is free. */
+async function placeNewRow(db: CarrelDb, row: UnplacedMessageRow): Promise<LinePosition> {
+  const parentRow =
+    row.parentId === ROOT_PARENT_ID ? undefined : await db.messages.get(row.parentId);
+  const parent = parentRow === undefined ? undefined : readPosition(parentRow);
+  const isTaken =
+    parent !== undefined &&
+    (await db.messages
+      .where('[lineId+depth]')
+      .equals([parent.lineId, parent.depth + 1])
+      .count()) > 0;
+  return choosePosition(row.id, parent, () => isTaken);
 }
 
 /** The message and everything below it, breadth first; one indexed query per message. */
@@ -95,8 +139,17 @@ export function createMessageStore(db: CarrelDb, clock: Clock): DexieMessageStor
           const session = await db.sessions.get(message.sessionId);
           if (session === undefined)
             throw new StorageError('not_found', `Session ${message.sessionId} no longer exists.`);
-          const isNew = (await db.messages.get(message.id)) === undefined;
-          await db.messages.put(row);
+          const stored = await db.messages.get(message.id);
+          const isNew = stored === undefined;
+          if (!isNew && stored.parentId !== row.parentId) {
+            throw new StorageError(
+              'invalid_data',
+              `Message ${message.id} cannot move to another parent; save an edit as a new message.`,
+            );
+          }
+          const position =
+            (isNew ? undefined : readPosition(stored)) ?? (await placeNewRow(db, row));
+          await db.messages.put({ ...row, ...position });
           await db.sessions.put({
             ...session,
             currentLeafId: isNew ? message.id : session.currentLeafId,
@@ -112,11 +165,12 @@ export function createMessageStore(db: CarrelDb, clock: Clock): DexieMessageStor
         return row === undefined ? undefined : fromMessageRow(row);
       }),
 
-    // One read-only transaction for the whole walk: a transaction per hop made a 10,000-message
-    // chain cost seconds (test/bench/RESULTS.md).
+    // One read-only transaction for the whole walk, so it sees one consistent tree.
     loadChain: (leafId) =>
       guardStorage(db, async () =>
-        (await db.transaction('r', db.messages, () => loadChainRows(db, leafId))).map(fromMessageRow),
+        (await db.transaction('r', db.messages, () => loadChainRows(db, leafId))).map(
+          fromMessageRow,
+        ),
       ),
 
     children: (sessionId, parentId) =>
@@ -196,11 +250,13 @@ export function createMessageStore(db: CarrelDb, clock: Clock): DexieMessageStor
 
     loadVisibleChain: (sessionId: SessionId) =>
       guardStorage(db, async (): Promise<ChatMessageSimple[]> => {
-        const session = await db.sessions.get(sessionId);
-        if (session === undefined)
-          throw new StorageError('not_found', `Session ${sessionId} no longer exists.`);
-        if (session.currentLeafId === null) return [];
-        return (await loadChainRows(db, session.currentLeafId)).map(fromMessageRow);
+        const rows = await db.transaction('r', [db.sessions, db.messages], async () => {
+          const session = await db.sessions.get(sessionId);
+          if (session === undefined)
+            throw new StorageError('not_found', `Session ${sessionId} no longer exists.`);
+          return session.currentLeafId === null ? [] : loadChainRows(db, session.currentLeafId);
+        });
+        return rows.map(fromMessageRow);
       }),
   };
 }

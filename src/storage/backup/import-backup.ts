@@ -7,6 +7,7 @@ import type { BackupImportReport } from '../../core/ports';
 import type { ChunkRow, CarrelDb, FileRow } from '../db';
 import { StorageError } from '../errors';
 import { guardStorage } from '../guard';
+import { placeImportedRows } from '../message-lines';
 import { toMessageRow } from '../message-rows';
 import { formatIssuePath } from '../parse-row';
 import { carrelBackupSchema, type CarrelBackup } from './backup-format';
@@ -135,7 +136,7 @@ export async function importBackup(db: CarrelDb, text: string): Promise<BackupIm
         touchedSessions.add(message.sessionId);
         return [toMessageRow(message)];
       });
-      await db.messages.bulkPut(messageRows);
+      await db.messages.bulkPut(await placeImportedRows(db, messageRows));
 
       const existingSessions = await db.sessions.bulkGet(backup.sessions.map((s) => s.id));
       const sessionRows = backup.sessions.flatMap((session, index) => {

@@ -16,6 +16,7 @@ import type { Clock, TokenCounter } from '../../core/ports';
 import type { CarrelDb } from '../db';
 import { StorageError } from '../errors';
 import { guardStorage } from '../guard';
+import { placeImportedRows } from '../message-lines';
 import { toMessageRow } from '../message-rows';
 import { formatIssuePath } from '../parse-row';
 
@@ -205,7 +206,7 @@ export async function importChatGptExport(
         await db.sessions.put(
           existing === undefined ? session : { ...session, version: existing.version + 1 },
         );
-        await db.messages.bulkPut(messages.map(toMessageRow));
+        await db.messages.bulkPut(await placeImportedRows(db, messages.map(toMessageRow)));
       }
     }),
   );

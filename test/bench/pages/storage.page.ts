@@ -4,8 +4,12 @@ import {
   type ChatMessageSimple,
   type Session,
 } from '../../../src/core/model';
+// As in the app's entry points: zod runs jitless under the strict CSP, so parse costs match.
+import '../../../src/pwa/strict-csp';
 import { createStores, openCarrelDb } from '../../../src/storage';
-import { toMessageRow } from '../../../src/storage/message-rows';
+import type { MessageRow } from '../../../src/storage/db';
+import { placeRows } from '../../../src/storage/message-lines';
+import { fromMessageRow, toMessageRow } from '../../../src/storage/message-rows';
 import { createRandom, summarizeSamples, type Spread } from '../lib/stats';
 import { createProse } from '../lib/synthetic-text';
 
@@ -78,6 +82,8 @@ export interface StorageFigures {
   bulkWriteMs: number;
   chainLoad: Spread;
   bulkRead: Spread;
+  /** fromMessageRow over the rows of the indexed read: the zod check and copy into messages. */
+  convertRows: Spread;
   loadedLength: number;
   sessionCount: number;
   listSessions: Spread;
@@ -98,7 +104,7 @@ async function measureStorage(messageCount: number, sessionCount: number): Promi
   const writeMs = performance.now() - writeStart;
 
   const copyId = 'bench-bulk';
-  const rows = buildMessages(copyId, messageCount).map(toMessageRow);
+  const rows = placeRows([], buildMessages(copyId, messageCount).map(toMessageRow));
   const bulkStart = performance.now();
   await db.messages.bulkPut(rows);
   const bulkWriteMs = performance.now() - bulkStart;
@@ -108,8 +114,12 @@ async function measureStorage(messageCount: number, sessionCount: number): Promi
   const chainLoad = await timeAsync(async () => {
     loadedLength = (await stores.messages.loadChain(leaf)).length;
   }, CHAIN_LOADS);
-  const bulkRead = await timeAsync(
-    () => db.messages.where('sessionId').equals(sessionId).toArray(),
+  let rowsRead: MessageRow[] = [];
+  const bulkRead = await timeAsync(async () => {
+    rowsRead = await db.messages.where('sessionId').equals(sessionId).toArray();
+  }, CHAIN_LOADS);
+  const convertRows = await timeAsync(
+    () => Promise.resolve(rowsRead.map(fromMessageRow)),
     CHAIN_LOADS,
   );
 
@@ -124,6 +134,7 @@ async function measureStorage(messageCount: number, sessionCount: number): Promi
     bulkWriteMs,
     chainLoad,
     bulkRead,
+    convertRows,
     loadedLength,
     sessionCount: sessionCount + 1,
     listSessions,

@@ -3,7 +3,7 @@ import 'fake-indexeddb/auto';
 import { Dexie } from 'dexie';
 import { describe, expect, it, vi } from 'vitest';
 import { asSessionId, type Session } from '../../../src/core/model';
-import { openCarrelDb, SCHEMA_V2 } from '../../../src/storage/db';
+import { CURRENT_SCHEMA_VERSION, openCarrelDb, SCHEMA_V3 } from '../../../src/storage/db';
 import { observe } from '../../../src/storage/observe';
 import { estimateStorage, requestPersistence } from '../../../src/storage/persistence';
 import { createSessionStore } from '../../../src/storage/session.store';
@@ -21,13 +21,13 @@ describe('multi-tab', () => {
     const db = await openCarrelDb('two-tabs', { dexie: dexieOptions, onVersionChange });
 
     const newerTab = new Dexie('two-tabs', dexieOptions);
-    newerTab.version(2).stores(SCHEMA_V2);
-    newerTab.version(3).stores({ ...SCHEMA_V2, drafts: 'id' });
+    newerTab.version(CURRENT_SCHEMA_VERSION).stores(SCHEMA_V3);
+    newerTab.version(CURRENT_SCHEMA_VERSION + 1).stores({ ...SCHEMA_V3, drafts: 'id' });
     await newerTab.open();
 
     expect(onVersionChange).toHaveBeenCalledOnce();
     expect(db.isOpen()).toBe(false);
-    expect(newerTab.verno).toBe(3);
+    expect(newerTab.verno).toBe(CURRENT_SCHEMA_VERSION + 1);
     newerTab.close();
   });
 
@@ -44,7 +44,7 @@ describe('multi-tab', () => {
     const db = await openCarrelDb('blocked-upgrade', { dexie: dexieOptions, onBlocked });
 
     expect(onBlocked).toHaveBeenCalledOnce();
-    expect(db.verno).toBe(2);
+    expect(db.verno).toBe(CURRENT_SCHEMA_VERSION);
     db.close();
   });
 });

@@ -2,14 +2,19 @@ import { readFileSync } from 'node:fs';
 import { Dexie } from 'dexie';
 import { describe, expect, it } from 'vitest';
 import { asFileId, asMessageId, asSessionId } from '../../../src/core/model';
-import { CURRENT_SCHEMA_VERSION, openCarrelDb, SCHEMA_V1 } from '../../../src/storage/db';
+import {
+  CURRENT_SCHEMA_VERSION,
+  openCarrelDb,
+  SCHEMA_V1,
+  SCHEMA_V2,
+} from '../../../src/storage/db';
 import { createFileStore } from '../../../src/storage/file.store';
 import { createMessageStore } from '../../../src/storage/message.store';
 import { createSessionStore } from '../../../src/storage/session.store';
 import { createSettingsStore } from '../../../src/storage/settings.store';
-import { createFrozenClock, createTestIndexedDb } from './storage-fixtures';
+import { buildUserMessage, createFrozenClock, createTestIndexedDb } from './storage-fixtures';
 
-type FixtureTables = Record<keyof typeof SCHEMA_V1, Record<string, unknown>[]>;
+type FixtureTables = Record<string, Record<string, unknown>[]>;
 
 function readFixture(name: string): FixtureTables {
   const text = readFileSync(new URL(`../../fixtures/db/${name}`, import.meta.url), 'utf8');
@@ -25,34 +30,51 @@ function readFixture(name: string): FixtureTables {
   ).tables;
 }
 
-/** Writes the fixture with the version-1 schema exactly as db.ts declares it. */
-async function createV1Database(
+const SCHEMAS = { 1: SCHEMA_V1, 2: SCHEMA_V2 } as const;
+type OldVersion = keyof typeof SCHEMAS;
+
+/** Writes the fixture with an earlier schema exactly as db.ts declares it. */
+async function createOldDatabase(
+  version: OldVersion,
   name: string,
   tables: FixtureTables,
   dexieOptions: ReturnType<typeof createTestIndexedDb>,
 ) {
-  const v1 = new Dexie(name, dexieOptions);
-  v1.version(1).stores(SCHEMA_V1);
-  await v1.open();
-  for (const [table, rows] of Object.entries(tables)) await v1.table(table).bulkAdd(rows);
-  v1.close();
+  const old = new Dexie(name, dexieOptions);
+  old.version(version).stores(SCHEMAS[version]);
+  await old.open();
+  for (const [table, rows] of Object.entries(tables)) await old.table(table).bulkAdd(rows);
+  old.close();
 }
 
-async function readV1Database(name: string, dexieOptions: ReturnType<typeof createTestIndexedDb>) {
-  const v1 = new Dexie(name, dexieOptions);
-  v1.version(1).stores(SCHEMA_V1);
-  await v1.open();
+async function readOldDatabase(
+  version: OldVersion,
+  name: string,
+  dexieOptions: ReturnType<typeof createTestIndexedDb>,
+) {
+  const old = new Dexie(name, dexieOptions);
+  old.version(version).stores(SCHEMAS[version]);
+  await old.open();
   const contents: Record<string, unknown[]> = {};
-  for (const table of Object.keys(SCHEMA_V1)) contents[table] = await v1.table(table).toArray();
-  const version = v1.verno;
-  v1.close();
-  return { version, contents };
+  for (const table of Object.keys(SCHEMAS[version]))
+    contents[table] = await old.table(table).toArray();
+  const stored = old.verno;
+  old.close();
+  return { version: stored, contents };
+}
+
+/** The reference chain: parent links followed one by one. */
+function walkParents(rows: readonly Record<string, unknown>[], leafId: string): string[] {
+  const byId = new Map(rows.map((row) => [row.id as string, row]));
+  const chain: string[] = [];
+  for (let id = leafId; id !== ''; id = byId.get(id)?.parentId as string) chain.unshift(id);
+  return chain;
 }
 
 describe('schema upgrades', () => {
   it("upgrades a version 1 database so every row reads through today's stores", async () => {
     const dexieOptions = createTestIndexedDb();
-    await createV1Database('upgrade-ok', readFixture('v1.json'), dexieOptions);
+    await createOldDatabase(1, 'upgrade-ok', readFixture('v1.json'), dexieOptions);
 
     const db = await openCarrelDb('upgrade-ok', { dexie: dexieOptions });
     const clock = createFrozenClock();
@@ -78,10 +100,8 @@ describe('schema upgrades', () => {
       status: 'complete',
       tokenCount: 11,
     });
-    expect(await db.messages.get('a1')).toMatchObject({
-      text: 'Let me check.\n\nTry the Dolomites.',
-      tokenCount: 21,
-    });
+    expect(await db.messages.get('a1')).toMatchObject({ tokenCount: 21 });
+    expect(await db.messages.get('a1')).not.toHaveProperty('text');
     expect(await messages.get(asMessageId('a1'))).toMatchObject({
       role: 'assistant',
       parentId: 'u1',
@@ -95,17 +115,96 @@ describe('schema upgrades', () => {
 
   it('leaves a version 1 database exactly as it was when its upgrade fails', async () => {
     const dexieOptions = createTestIndexedDb();
-    await createV1Database('upgrade-fails', readFixture('v1-unreadable-role.json'), dexieOptions);
-    const before = await readV1Database('upgrade-fails', dexieOptions);
+    await createOldDatabase(
+      1,
+      'upgrade-fails',
+      readFixture('v1-unreadable-role.json'),
+      dexieOptions,
+    );
+    const before = await readOldDatabase(1, 'upgrade-fails', dexieOptions);
 
     await expect(openCarrelDb('upgrade-fails', { dexie: dexieOptions })).rejects.toMatchObject({
       code: 'invalid_data',
       message: expect.stringContaining('x1') as unknown,
     });
 
-    const after = await readV1Database('upgrade-fails', dexieOptions);
+    const after = await readOldDatabase(1, 'upgrade-fails', dexieOptions);
     expect(after.version).toBe(1);
     expect(after.contents).toEqual(before.contents);
     expect(after.contents.messages).toHaveLength(4);
+  });
+
+  it('upgrades a version 2 database: every chain loads as its parent links say, in lines', async () => {
+    const dexieOptions = createTestIndexedDb();
+    const tables = readFixture('v2.json');
+    await createOldDatabase(2, 'upgrade-v2', tables, dexieOptions);
+
+    const db = await openCarrelDb('upgrade-v2', { dexie: dexieOptions });
+    const clock = createFrozenClock();
+    const messages = createMessageStore(db, clock);
+
+    expect(db.verno).toBe(CURRENT_SCHEMA_VERSION);
+    expect((await messages.loadVisibleChain(asSessionId('s1'))).map((m) => m.id)).toEqual([
+      'u1',
+      'a1',
+      'u2e',
+      'a3e',
+    ]);
+    for (const row of tables.messages ?? []) {
+      const id = row.id as string;
+      expect((await messages.loadChain(asMessageId(id))).map((m) => m.id)).toEqual(
+        walkParents(tables.messages ?? [], id),
+      );
+    }
+    // The oldest child continues its parent's line; a regenerated answer or an edit starts one.
+    const lines = Object.fromEntries(
+      (await db.messages.toArray()).map((row) => [row.id, [row.lineId, row.depth]]),
+    );
+    expect(lines).toMatchObject({
+      u1: ['u1', 0],
+      a1: ['u1', 1],
+      a1r: ['a1r', 1],
+      u2: ['u1', 2],
+      a3: ['u1', 3],
+      u2e: ['u2e', 2],
+      u1e: ['u1e', 0],
+      a1e: ['u1e', 1],
+      's2-m5': ['s2-m0', 5],
+    });
+    // Answers lose their copy of the text; everything a message holds reads back unchanged.
+    expect(await db.messages.get('a1')).not.toHaveProperty('text');
+    expect(await messages.get(asMessageId('a1'))).toMatchObject({
+      steps: [{ text: 'Start with a simple white loaf.' }],
+      usage: { inputTokens: 20, outputTokens: 8 },
+    });
+    expect((await messages.listStreaming()).map((m) => m.id)).toEqual([]);
+    expect(await createSettingsStore(db, clock).get('theme')).toBe('dark');
+    expect(await db.usage.count()).toBe(1);
+
+    // New messages continue from the upgraded lines.
+    await messages.put(buildUserMessage('u3', 'a3e', { createdAt: 1_800_000_000_000 }));
+    expect(await db.messages.get('u3')).toMatchObject({ lineId: 'u2e', depth: 4 });
+    db.close();
+  });
+
+  it('leaves a version 2 database exactly as it was when its upgrade fails', async () => {
+    const dexieOptions = createTestIndexedDb();
+    await createOldDatabase(
+      2,
+      'upgrade-v2-fails',
+      readFixture('v2-unreadable-parent.json'),
+      dexieOptions,
+    );
+    const before = await readOldDatabase(2, 'upgrade-v2-fails', dexieOptions);
+
+    await expect(openCarrelDb('upgrade-v2-fails', { dexie: dexieOptions })).rejects.toMatchObject({
+      code: 'invalid_data',
+      message: expect.stringContaining('u2') as unknown,
+    });
+
+    const after = await readOldDatabase(2, 'upgrade-v2-fails', dexieOptions);
+    expect(after.version).toBe(2);
+    expect(after.contents).toEqual(before.contents);
+    expect(after.contents.messages).toHaveLength(15);
   });
 });
