@@ -133,6 +133,7 @@ async function start(): Promise<void> {
     notices,
     loadIngest,
     loadEmbedding,
+    searchProject: (request, signal) => workerClient.searchProject(request, signal),
     newId,
     now: clock.now,
   });

@@ -12,6 +12,7 @@ import {
 } from '../workers/embedding/embedding.client';
 import type { IngestClient, IngestJob } from '../workers/ingest/ingest.client';
 import type { NoticesState } from './errors.svelte';
+import { ProjectSearchState, type ProjectSearchDeps } from './project-search.svelte';
 import { settleUploadRow, type EmbeddedCount, type UploadRow } from './project-fit';
 
 export interface ProjectsDeps {
@@ -22,6 +23,8 @@ export interface ProjectsDeps {
   /** Workers start on first use: most visits never upload a file. */
   loadIngest(): IngestClient;
   loadEmbedding(): EmbeddingClient;
+  /** The agent worker's search of a project's files (the screen's search box). */
+  searchProject: ProjectSearchDeps['search'];
   newId(): string;
   now(): number;
 }
@@ -46,10 +49,14 @@ export class ProjectsState {
   embeddingNote = $state<string | null>(null);
   /** A new chat started from a project: its first message creates the session in it. */
   newChatProjectId = $state<ProjectId | null>(null);
+  /** The search box over the open project's files. */
+  readonly search: ProjectSearchState;
   private job: IngestJob | null = null;
   private openToken = 0;
 
-  constructor(private readonly deps: ProjectsDeps) {}
+  constructor(private readonly deps: ProjectsDeps) {
+    this.search = new ProjectSearchState({ search: deps.searchProject });
+  }
 
   async create(name = NEW_PROJECT_NAME): Promise<Project> {
     const now = this.deps.now();
@@ -72,6 +79,7 @@ export class ProjectsState {
       this.uploads = [];
       this.embedded = null;
       this.embeddingNote = null;
+      this.search.reset();
     }
     const project = (await this.deps.projects.get(projectId)) ?? null;
     if (token !== this.openToken) return;
@@ -108,6 +116,7 @@ export class ProjectsState {
     this.project = null;
     this.files = [];
     this.uploads = [];
+    this.search.reset();
   }
 
   /** Ingests files one by one with a progress bar each, then embeds what was stored. */

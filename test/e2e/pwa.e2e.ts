@@ -3,6 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path, { join } from 'node:path';
 import { expect, test } from './fixtures';
+import { EmbeddingSettingsPage } from './pages/embedding-settings-page';
 import { ProjectPage } from './pages/project-page';
 import { ShellPage } from './pages/shell-page';
 
@@ -14,6 +15,9 @@ import { ShellPage } from './pages/shell-page';
  */
 
 const API_KEY = 'sk-e2e-pwa-key';
+/** The tiny BERT-shaped test model (scripts/make-tiny-model.py), as a folder a person would pick. */
+const TINY_MODEL_FOLDER = path.resolve('test/fixtures/models/carrel/tiny-embedder');
+const DEFAULT_EMBEDDING_MODEL = 'Xenova/all-MiniLM-L6-v2';
 
 /** Resolves once a service worker is activated and controls the page (first install included). */
 async function waitForServiceWorker(page: Page): Promise<string> {
@@ -242,7 +246,7 @@ test.describe('installable app', () => {
     expect(paths.filter((path) => path.startsWith('/v1'))).toEqual([]);
   });
 
-  test('works offline: a stored project opens, its file reads in the viewer, and search across chats finds a chat', async ({
+  test('works offline: a stored project opens, its file reads in the viewer, its files and the chats are searched', async ({
     page,
     context,
     settings,
@@ -294,6 +298,19 @@ test.describe('installable app', () => {
     await page.keyboard.press('Escape');
     await expect(project.viewer()).toBeHidden();
 
+    // A project search runs on keywords alone (no model was ever loaded) and opens the passage.
+    const passages = await project.searchFiles('fine grind');
+    await expect(project.searchRetrieval()).toHaveAttribute('data-mode', 'keyword');
+    await expect(project.searchRetrieval()).toHaveText(
+      'Keyword search (BM25) only: the passages have no embeddings from the current model yet.',
+    );
+    await expect(passages.first()).toContainText('coffee.md');
+    expect(await passages.first().locator('mark').allTextContents()).toEqual(expect.arrayContaining(['fine', 'grind']));
+    await passages.first().getByRole('button', { name: /^Open passage in coffee\.md/ }).click();
+    await expect(project.citedPassage()).toContainText('Espresso needs a fine grind');
+    await page.keyboard.press('Escape');
+    await expect(project.viewer()).toBeHidden();
+
     // Search across chats finds the answer's words and opens the chat.
     const shell = new ShellPage(page);
     const hits = await shell.search('lighthouse');
@@ -303,6 +320,60 @@ test.describe('installable app', () => {
     await expect(chat.userMessages()).toHaveText(['who rows out at dawn?']);
     await expect(chat.lastAnswer()).toContainText('The lighthouse keeper rows out at dawn.');
     await expect(page.getByTestId('connectivity')).toContainText('Offline');
+  });
+
+  test('works offline with an imported embedding model: the project search is hybrid', async ({
+    page,
+    context,
+    settings,
+  }) => {
+    // Model import, WASM compile, ingest and embedding, twice a model load, on two busy cores.
+    test.setTimeout(120_000);
+    await settings.open();
+    expect(await waitForServiceWorker(page)).toBe('activated');
+
+    // The tiny test model, imported as the default model's folder (only its full-size ONNX file
+    // exists). Imported files live in this browser's Cache Storage: nothing is downloaded.
+    try {
+      const embedding = new EmbeddingSettingsPage(page);
+      await embedding.quantized().uncheck();
+      await embedding.section().getByLabel('Model folder to import').setInputFiles(TINY_MODEL_FOLDER);
+      await expect(embedding.status()).toHaveText(`Imported 4 files for ${DEFAULT_EMBEDDING_MODEL}.`);
+
+      const project = new ProjectPage(page);
+      await project.create('Kitchen');
+      await project.upload(['coffee.md', 'sourdough.md', 'bicycle.md'].map((name) => path.resolve('test/fixtures/documents/corpus', name)));
+      await expect(project.uploads().and(page.locator('[data-status="done"]'))).toHaveCount(3, { timeout: 30_000 });
+      // The passages are embedded in the background after the upload: keywords alone until then.
+      await project.searchFiles('espresso shot', { timeout: 30_000 });
+      await expect(async () => {
+        await project.searchBox().press('Enter');
+        await expect(project.searchRetrieval()).toHaveAttribute('data-mode', 'hybrid', { timeout: 10_000 });
+      }).toPass({ timeout: 60_000 });
+
+      await context.setOffline(true);
+      await page.reload();
+      await expect(page.getByTestId('connectivity')).toContainText('Offline');
+      await expect(page.getByRole('heading', { name: 'Kitchen', level: 1 })).toBeVisible();
+
+      // Offline, a new agent worker loads the model from Cache Storage and embeds the query.
+      const passages = await project.searchFiles('how long does an espresso shot take', { timeout: 30_000 });
+      await expect(project.searchRetrieval()).toHaveAttribute('data-mode', 'hybrid');
+      await expect(project.searchRetrieval()).toHaveText('Hybrid search: keywords (BM25) and embeddings.');
+      await expect(passages.filter({ hasText: 'coffee.md' }).first()).toContainText('twenty five to thirty seconds');
+      await passages
+        .filter({ hasText: 'twenty five to thirty seconds' })
+        .first()
+        .getByRole('button', { name: /^Open passage in coffee\.md/ })
+        .click();
+      await expect(project.citedPassage()).toContainText('A double espresso uses eighteen grams of coffee');
+      await page.keyboard.press('Escape');
+
+    } finally {
+      // The imported files sit under the hub's address, which the suite's same-origin cache
+      // check would count as foreign: they go whatever the outcome.
+      await page.evaluate(() => caches.delete('transformers-cache'));
+    }
   });
 
   test('offers a new version and reloads only after the person accepts and the answer has finished', async ({

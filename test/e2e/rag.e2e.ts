@@ -1,3 +1,5 @@
+import AxeBuilder from '@axe-core/playwright';
+import type { Page } from '@playwright/test';
 import path from 'node:path';
 import { expect, test } from './fixtures';
 import { ProjectPage } from './pages/project-page';
@@ -25,6 +27,14 @@ function textOf(content: unknown): string {
   if (typeof content === 'string') return content;
   if (Array.isArray(content)) return content.map((part: { text?: string }) => part.text ?? '').join('\n');
   return '';
+}
+
+/** Serious and critical axe violations inside the project's search panel (see a11y.e2e.ts). */
+async function findSeriousSearchViolations(page: Page): Promise<string[]> {
+  const results = await new AxeBuilder({ page }).include('section[aria-labelledby="project-search-heading"]').analyze();
+  return results.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .flatMap((v) => v.nodes.map((node) => `${v.id}: ${node.target.join(' ')}`));
 }
 
 test.describe('project files: fit or search, citations to the passage', () => {
@@ -81,6 +91,51 @@ test.describe('project files: fit or search, citations to the passage', () => {
     await page.screenshot({ path: 'test-results/screenshots/file-viewer-cited-dark-narrow.png' });
     await page.keyboard.press('Escape');
     await expect(project.viewer()).toBeHidden();
+  });
+
+  test('the project page searches the files by keyword and opens a passage in the viewer', async ({ page }) => {
+    // Ten files ingested and two axe passes on a busy two-core machine.
+    test.setTimeout(60_000);
+    const project = new ProjectPage(page);
+    await project.create('Field notes');
+    await expect(project.searchBox()).toHaveCount(0);
+    await project.upload(FILES);
+    await expect(project.uploads().and(page.locator('[data-status="done"]'))).toHaveCount(FILES.length, { timeout: 30_000 });
+
+    // Keyboard only: the box is reachable, Enter searches.
+    const hits = await project.searchFiles('Lisbon office');
+    await expect(project.searchRetrieval()).toHaveAttribute('data-mode', 'keyword');
+    await expect(project.searchRetrieval()).toHaveText(
+      'Keyword search (BM25) only: the passages have no embeddings from the current model yet.',
+    );
+    const first = hits.first();
+    await expect(first).toContainText('report.pdf');
+    await expect(first.getByTestId('project-search-location')).toHaveText('Page 3');
+    await expect(first.locator('mark').first()).toHaveText('Lisbon');
+    await expect(first).toContainText('Lisbon office to open in March');
+    await first.scrollIntoViewIfNeeded();
+    await page.screenshot({ path: 'test-results/screenshots/project-file-search-light-wide.png' });
+    expect(await findSeriousSearchViolations(page), 'light').toEqual([]);
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await page.setViewportSize({ width: 390, height: 800 });
+    await first.scrollIntoViewIfNeeded();
+    await page.screenshot({ path: 'test-results/screenshots/project-file-search-dark-narrow.png' });
+    expect(await findSeriousSearchViolations(page), 'dark').toEqual([]);
+
+    await first.getByRole('button', { name: 'Open passage in report.pdf, Page 3' }).focus();
+    await page.keyboard.press('Enter');
+    await expect(project.viewer().getByTestId('file-viewer-page')).toHaveText('Page 3 of 3');
+    await expect(project.citedPassage()).toContainText('Lisbon office to open in March');
+    await page.keyboard.press('Escape');
+    await expect(project.viewer()).toBeHidden();
+
+    // Typing searches by itself once it pauses; a word no file has says so.
+    await project.searchBox().fill('zeppelin');
+    await expect(project.searchStatus()).toHaveText('No passage matches “zeppelin”.');
+    await expect(project.searchHits()).toHaveCount(0);
+    await project.searchBox().fill('');
+    await expect(project.searchStatus()).toHaveText('');
+    await expect(project.searchRetrieval()).toHaveCount(0);
   });
 
   test('with a large window the same project goes inline, documents above the question', async ({ page, llm, chat }) => {

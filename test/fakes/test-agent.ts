@@ -71,6 +71,8 @@ export class TestAgent {
       db?: CarrelDb;
       /** The per-turn web/MCP tool loader, as the worker passes loadTurnToolKit. */
       loadTurnTools?: AgentHostDeps['loadTurnTools'];
+      /** The project search's query embedder (keyword search only without one). */
+      loadQueryEmbedder?: AgentHostDeps['loadQueryEmbedder'];
     } = {},
   ): Promise<TestAgent> {
     const db =
@@ -95,6 +97,7 @@ export class TestAgent {
       shouldGenerateTitles: options.shouldGenerateTitles ?? false,
       ...(options.tools ? { tools: options.tools } : {}),
       ...(options.loadTurnTools ? { loadTurnTools: options.loadTurnTools } : {}),
+      ...(options.loadQueryEmbedder ? { loadQueryEmbedder: options.loadQueryEmbedder } : {}),
     });
     const agent = new TestAgent(db, api, tokens, clock, scheduler, llm);
     await agent.addProvider();

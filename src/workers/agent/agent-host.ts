@@ -33,6 +33,7 @@ import { testSearchBackend } from '../../core/agent/tools/search-backends';
 import { createHttpFetcher } from './http-fetcher';
 import { testMcpServer } from './mcp/mcp-client';
 import { previewContext } from './preview-context';
+import { SEARCH_CANCELLED, searchProjectFiles } from './search-project-files';
 
 /** A settings Test button gives up after this long, so a silent server does not spin forever. */
 const SETTINGS_TEST_TIMEOUT_MS = 20_000;
@@ -89,14 +90,17 @@ export function createAgentHost(host: AgentHostDeps): AgentWorkerApi {
     host.clock,
     host.ids,
   );
+  const loadQueryEmbedder = host.loadQueryEmbedder ?? (() => Promise.resolve(null));
   const projectSearch = createProjectSearch({
     files,
     chunks,
-    loadEmbedder: host.loadQueryEmbedder ?? (() => Promise.resolve(null)),
+    loadEmbedder: loadQueryEmbedder,
     // Keeps each project's index between searches until its files or chunks change.
     watchWrites: (onWrite) => watchTableWrites(host.db, ['files', 'chunks'], onWrite),
   });
   const fileReader = createProjectFileReader(files);
+  /** The project screen's searches still running, by the caller's search id. */
+  const projectSearches = new Map<string, AbortController>();
 
   async function loadCalibration(): Promise<Record<string, number>> {
     const parsed = calibrationSchema.safeParse((await settings.get(TOKEN_CALIBRATION_SETTING)) ?? {});
@@ -299,6 +303,21 @@ export function createAgentHost(host: AgentHostDeps): AgentWorkerApi {
       return tested.ok ? tested : { ok: false, error: { code: tested.error.code, message: tested.error.message } };
     },
     testMcpServer: (config) => testMcpServer(config, { signal: AbortSignal.timeout(SETTINGS_TEST_TIMEOUT_MS) }),
+    async searchProject(searchId, request) {
+      const controller = new AbortController();
+      projectSearches.set(searchId, controller);
+      try {
+        return await searchProjectFiles(request, { search: projectSearch, chunks, loadEmbedder: loadQueryEmbedder }, controller.signal);
+      } catch (error) {
+        return { ok: false, error: controller.signal.aborted ? SEARCH_CANCELLED : toWorkerError(error) };
+      } finally {
+        if (projectSearches.get(searchId) === controller) projectSearches.delete(searchId);
+      }
+    },
+    cancelProjectSearch(searchId) {
+      projectSearches.get(searchId)?.abort();
+      return Promise.resolve();
+    },
     async listModels(providerId) {
       const controller = new AbortController();
       try {

@@ -7,6 +7,7 @@ import type { Packet } from '../../core/agent/packets';
 import type { AssembledContext } from '../../core/context';
 import type { ModelInfo } from '../../core/model';
 import type { PreviewContextRequest } from './preview-context';
+import type { KeywordOnlyReason, ProjectSearchRequest, ProjectSearchResult } from './search-project-files';
 import type { ConfirmationRequest } from '../../core/ports';
 import type { Result } from '../../util/result';
 import type { SearchBackendConfig } from '../../core/agent/tools/search-backends/search-backend';
@@ -17,6 +18,7 @@ import type { WebToolSettings } from '../../core/agent/tools/web-tools';
 export type { McpServerConfig, SearchBackendConfig, WebToolSettings };
 
 export type { AssembledContext, ConfirmationRequest, Packet, PreviewContextRequest, SendMessageRequest, TurnResult };
+export type { KeywordOnlyReason, ProjectSearchRequest, ProjectSearchResult };
 
 export interface WorkerError {
   code: string;
@@ -65,4 +67,12 @@ export interface AgentWorkerApi {
   testMcpServer(config: McpServerConfig): Promise<WorkerResult<{ serverName: string; toolNames: string[] }>>;
   /** Compare mode: stops one model of a run (its partial answer kept, marked stopped); the others go on. */
   stopModel(runId: string, modelIndex: number): Promise<void>;
+  /**
+   * The project screen's search box: one query over the project's files, by keywords (BM25) and,
+   * when the embedding model loads, by meaning; says why when it was keywords alone. `searchId`
+   * lets the caller cancel it (a newer query superseded it): it then answers `aborted`.
+   */
+  searchProject(searchId: string, request: ProjectSearchRequest): Promise<WorkerResult<ProjectSearchResult>>;
+  /** Cancels a project search still running; an unknown or finished id is ignored. */
+  cancelProjectSearch(searchId: string): Promise<void>;
 }

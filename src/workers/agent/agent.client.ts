@@ -5,11 +5,14 @@ import type {
   PreviewContextRequest,
   ConfirmListener,
   PacketListener,
+  ProjectSearchRequest,
+  ProjectSearchResult,
   SendMessageRequest,
   TurnResult,
   WorkerResult,
 } from './agent.api';
 import type { ModelInfo } from '../../core/model';
+import { SEARCH_CANCELLED } from './search-project-files';
 
 /** The UI side of the agent worker: one worker per tab, reached only through its contract. */
 export interface AgentClient {
@@ -26,6 +29,8 @@ export interface AgentClient {
   previewContext(request: PreviewContextRequest): Promise<WorkerResult<AssembledContext>>;
   testWebSearch: AgentWorkerApi['testWebSearch'];
   testMcpServer: AgentWorkerApi['testMcpServer'];
+  /** Searches a project's files; aborting the signal cancels it in the worker (answer `aborted`). */
+  searchProject(request: ProjectSearchRequest, signal: AbortSignal): Promise<WorkerResult<ProjectSearchResult>>;
   dispose(): void;
 }
 
@@ -42,6 +47,18 @@ export function createAgentClient(): AgentClient {
     testWebSearch: (config) => api.testWebSearch(config),
     testMcpServer: (config) => api.testMcpServer(config),
     previewContext: (request) => api.previewContext(request),
+    async searchProject(request, signal) {
+      if (signal.aborted) return { ok: false, error: SEARCH_CANCELLED };
+      const searchId = crypto.randomUUID();
+      // A cancel that cannot reach the worker changes nothing: the caller ignores the answer.
+      const cancel = (): void => void api.cancelProjectSearch(searchId).catch(() => undefined);
+      signal.addEventListener('abort', cancel, { once: true });
+      try {
+        return await api.searchProject(searchId, request);
+      } finally {
+        signal.removeEventListener('abort', cancel);
+      }
+    },
     dispose() {
       api[releaseProxy]();
       worker.terminate();

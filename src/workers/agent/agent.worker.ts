@@ -86,6 +86,16 @@ const api: AgentWorkerApi = {
       return { ok: false, error: { code: 'worker_setup', message: error instanceof Error ? error.message : String(error) } };
     }
   },
+  async searchProject(searchId, request) {
+    try {
+      return await (await getHost()).searchProject(searchId, request);
+    } catch (error) {
+      return { ok: false, error: { code: 'worker_setup', message: error instanceof Error ? error.message : String(error) } };
+    }
+  },
+  async cancelProjectSearch(searchId) {
+    await (await getHost()).cancelProjectSearch(searchId);
+  },
   async testWebSearch(config) {
     return (await getHost()).testWebSearch(config);
   },

@@ -1,4 +1,4 @@
-import type { Locator, Page } from '@playwright/test';
+import { expect, type Locator, type Page } from '@playwright/test';
 
 /** A project's page (files, fit or search, instructions) and the file viewer, as a person uses them. */
 export class ProjectPage {
@@ -64,6 +64,33 @@ export class ProjectPage {
   async delete(): Promise<void> {
     await this.page.getByRole('button', { name: 'Delete project…' }).click();
     await this.page.getByTestId('delete-project-dialog').getByRole('button', { name: 'Delete project' }).click();
+  }
+
+  /* ---- Searching the files from the project's page. ---- */
+
+  searchBox(): Locator {
+    return this.page.getByRole('searchbox', { name: 'Search the project’s files' });
+  }
+
+  /** Types the query and presses Enter; resolves once the results (or "no passage") show. */
+  async searchFiles(query: string, options: { timeout?: number } = {}): Promise<Locator> {
+    await this.searchBox().fill(query);
+    await this.searchBox().press('Enter');
+    await expect(this.searchStatus()).toContainText(`“${query.trim()}”.`, options);
+    return this.searchHits();
+  }
+
+  searchStatus(): Locator {
+    return this.page.getByTestId('project-search-status');
+  }
+
+  /** "Keyword search (BM25) only: …" or "Hybrid search: …", with `data-mode`. */
+  searchRetrieval(): Locator {
+    return this.page.getByTestId('project-search-retrieval');
+  }
+
+  searchHits(): Locator {
+    return this.page.getByRole('list', { name: 'Passages found' }).getByRole('listitem');
   }
 
   /* ---- The file viewer. ---- */

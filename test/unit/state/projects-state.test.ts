@@ -56,6 +56,8 @@ async function createProjects() {
     notices: new NoticesState(),
     loadIngest: () => createInlineIngest(stores),
     loadEmbedding: createUnavailableEmbedding,
+    // The search box has its own tests (project-search-state.test.ts).
+    searchProject: () => Promise.reject(new Error('not searched in these tests')),
     newId: () => `id-${++id}`,
     now: () => 1_000,
   });
