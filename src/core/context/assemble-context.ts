@@ -1,13 +1,13 @@
 import type { ChatMessageSimple, ToolDefinition } from '../model';
-import { applyCalibration, MESSAGE_OVERHEAD_TOKENS, NEUTRAL_CALIBRATION_FACTOR } from '../tokens';
 import type { Result } from '../../util/result';
 import { err, ok } from '../../util/result';
 import { allocateBudget, decideProjectMode, resolveReservedOutput } from './budget';
-import type { Block, PartEnv, TokenMeter } from './parts/part';
+import type { Block, PartEnv } from './parts/part';
 import { CONTEXT_PARTS } from './parts/registry';
 import { expandPlaceholders, type PlaceholderValues } from './placeholders';
-import { removeDisplayArtifacts } from './remove-from-text';
+import { isOnlyDisplayArtifacts, removeDisplayArtifacts } from './remove-from-text';
 import type { SectionContext } from './system-prompt/section';
+import { createTokenMeter } from './token-meter';
 import { trimToBudget, type DoesNotFit } from './trim';
 import type {
   AssembledContext,
@@ -37,24 +37,6 @@ const PART_NAMES: Record<RequiredPartName, string> = {
 };
 
 const formatCount = (value: number): string => value.toLocaleString('en-US');
-
-function createMeter(input: ContextInput): TokenMeter {
-  const factor = input.calibrationFactor ?? NEUTRAL_CALIBRATION_FACTOR;
-  // Fixed texts (placeholders, markers) repeat within a request; count each once.
-  const cache = new Map<string, number>();
-  return {
-    countText(text) {
-      let count = cache.get(text);
-      if (count === undefined) {
-        count = input.tokenCounter.count(text, input.model.encoding);
-        cache.set(text, count);
-      }
-      return count;
-    },
-    priceMessage: (contentTokens) =>
-      applyCalibration(contentTokens + MESSAGE_OVERHEAD_TOKENS, factor),
-  };
-}
 
 /** Tool definitions as the provider receives them; usage and flags stay on our side. */
 function toDefinition(tool: ContextTool): ToolDefinition {
@@ -142,7 +124,8 @@ function resolveCustomAgent(input: ContextInput, values: PlaceholderValues) {
   };
 }
 
-function prepareEnv(input: ContextInput): Result<PartEnv, ContextError> {
+/** Everything the parts read, worked out once per request (exported for the trim tests). */
+export function prepareEnv(input: ContextInput): Result<PartEnv, ContextError> {
   const conversation = input.chain.filter((message) => !message.isExcluded);
   const anchorIndex = findAnchor(conversation);
   if (anchorIndex < 0) {
@@ -171,9 +154,10 @@ function prepareEnv(input: ContextInput): Result<PartEnv, ContextError> {
       input.hasSearchRunInTurn || hasSessionSearch(conversation) || projectMode === 'inline',
     hasReminder: reminderLines.length > 0,
   };
+  const { removeFromText } = input;
   return ok({
     input,
-    meter: createMeter(input),
+    meter: createTokenMeter(input.tokenCounter, input.model.encoding, input.calibrationFactor),
     conversation,
     anchorIndex,
     excluded: input.chain.filter((message) => message.isExcluded),
@@ -182,7 +166,11 @@ function prepareEnv(input: ContextInput): Result<PartEnv, ContextError> {
     placeholders,
     ...resolveCustomAgent(input, placeholders),
     reminderLines,
-    removeFromText: input.removeFromText ?? removeDisplayArtifacts,
+    removeFromText: removeFromText ?? removeDisplayArtifacts,
+    hasTextAfterRemoval:
+      removeFromText === undefined
+        ? (text) => !isOnlyDisplayArtifacts(text)
+        : (text) => removeFromText(text).length > 0,
   });
 }
 
@@ -259,20 +247,18 @@ export function assembleContext(input: ContextInput): Result<AssembledContext, C
     trimmed.value.markers.map((entry) => [entry.beforeIndex, entry.messages]),
   );
   blocks.forEach((block, index) => {
-    messages.push(...(markersByIndex.get(index) ?? []));
+    const markers = markersByIndex.get(index);
+    if (markers !== undefined) messages.push(...markers);
     if (trimmed.value.kept[index] === true) {
-      messages.push(...block.messages);
+      messages.push(...block.render());
       return;
     }
     const reason = trimmed.value.reasons[index] ?? 'budget';
-    for (const item of block.messages) {
-      dropped.push({
-        kind: item.kind,
-        reason,
-        tokens: item.tokens,
-        ...(item.sourceId ? { sourceId: item.sourceId } : {}),
-        ...(item.kind === 'file' ? { fileNames: block.files.map((file) => file.name) } : {}),
-      });
+    for (const item of block.price()) {
+      const entry: DroppedItem = { kind: item.kind, reason, tokens: item.tokens };
+      if (block.sourceId) entry.sourceId = block.sourceId;
+      if (item.kind === 'file') entry.fileNames = block.files.map((file) => file.name);
+      dropped.push(entry);
     }
   });
 

@@ -9,10 +9,27 @@ export interface PlaceholderValues {
 const DATE_LOCALE = 'en-US';
 const UNKNOWN_USER_NAME = 'the user';
 
+// Building a formatter costs far more than formatting (it resolves locale data), and the date
+// goes into every request: one formatter per time zone, kept for the worker's life.
+const dateFormats = new Map<string, Intl.DateTimeFormat>();
+const timeFormats = new Map<string, Intl.DateTimeFormat>();
+
+function getFormat(
+  cache: Map<string, Intl.DateTimeFormat>,
+  timeZone: string,
+  options: Intl.DateTimeFormatOptions,
+): Intl.DateTimeFormat {
+  let format = cache.get(timeZone);
+  if (format === undefined) {
+    format = new Intl.DateTimeFormat(DATE_LOCALE, { ...options, timeZone });
+    cache.set(timeZone, format);
+  }
+  return format;
+}
+
 /** "Saturday November 21, 2026" in the user's time zone. */
 export function formatCurrentDate(now: number, timeZone: string): string {
-  const parts = new Intl.DateTimeFormat(DATE_LOCALE, {
-    timeZone,
+  const parts = getFormat(dateFormats, timeZone, {
     weekday: 'long',
     month: 'long',
     day: 'numeric',
@@ -25,8 +42,7 @@ export function formatCurrentDate(now: number, timeZone: string): string {
 
 /** "Saturday November 21, 2026, 11:00 (Europe/Paris)". */
 export function formatCurrentDateTime(now: number, timeZone: string): string {
-  const time = new Intl.DateTimeFormat(DATE_LOCALE, {
-    timeZone,
+  const time = getFormat(timeFormats, timeZone, {
     hour: '2-digit',
     minute: '2-digit',
     hourCycle: 'h23',

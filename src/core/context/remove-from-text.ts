@@ -8,6 +8,7 @@ const CITATION_LINK_PATTERN = /\[\[(\d+)\]\]\([^)\s]*\)|\[(\d+)\]\([^)\s]*\)/g;
 
 /** A follow-up suggestions block appended by the UI, from its marker to the end of the text. */
 export const FOLLOW_UPS_MARKER = '<!-- follow-ups -->';
+const NON_SPACE_PATTERN = /\S/;
 
 export function removeDisplayArtifacts(text: string): string {
   const markerAt = text.indexOf(FOLLOW_UPS_MARKER);
@@ -18,4 +19,16 @@ export function removeDisplayArtifacts(text: string): string {
       return `[${doubled ?? single ?? ''}]`;
     },
   );
+}
+
+/**
+ * True when removeDisplayArtifacts(text) would be empty, without building it: only an empty
+ * text, or one that is nothing but follow-ups after leading white space, comes out empty (a
+ * citation link always leaves its `[n]`). Lets the history be priced without stripping it.
+ */
+export function isOnlyDisplayArtifacts(text: string): boolean {
+  if (text.length === 0) return true;
+  // `\s` is the white space trimEnd removes; only the leading run is scanned.
+  const start = text.search(NON_SPACE_PATTERN);
+  return start >= 0 && text.startsWith(FOLLOW_UPS_MARKER, start);
 }

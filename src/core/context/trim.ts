@@ -2,7 +2,7 @@ import type { HistoryStrategy } from '../model';
 import type { Result } from '../../util/result';
 import { err, ok } from '../../util/result';
 import type { Block, PartEnv } from './parts/part';
-import { placeMarkers, sumMarkerTokens, type PlacedMarkers } from './render/markers';
+import { createMarkerLedger, type PlacedMarkers } from './render/markers';
 import { selectByStrategy } from './strategies/select-by-strategy';
 import type { DropReason, RequiredPart, RequiredPartName } from './types';
 
@@ -56,7 +56,8 @@ function doesNotFit(parts: RequiredPart[], available: number): DoesNotFit {
 /**
  * The strategy first, then the budget (rule 8) on top: required blocks always stay; the rest
  * is kept newest first while it fits, and at the first block that does not, it and everything
- * older go. Markers for the cut are priced too; if they do not fit, one more old block goes.
+ * older go. Markers for the cut are priced too; while they do not fit, one more old block goes.
+ * Works on priced blocks only: nothing is rendered or tokenized here but the markers.
  */
 export function trimToBudget(
   blocks: readonly Block[],
@@ -105,35 +106,31 @@ export function trimToBudget(
     }
   }
 
-  // Markers (skipped count, forgotten files) only grow as more old blocks go, so each round
-  // drops at least as many oldest blocks as the current deficit needs before pricing the
-  // markers again: a few rounds instead of one per dropped block. The search for the oldest
-  // kept block resumes where it stopped. Same result as dropping one block per round.
+  // The ledger updates the markers per dropped block, so each round is a few map operations;
+  // the search for the oldest kept block resumes where it stopped.
+  const ledger = createMarkerLedger(blocks, kept, env);
   let oldest = 0;
   for (;;) {
-    const markers = placeMarkers(blocks, kept, env);
-    const markerTokens = sumMarkerTokens(markers);
-    let deficit = running + markerTokens - available;
-    if (deficit <= 0) return ok({ kept, reasons, markers, totalTokens: running + markerTokens });
-    while (deficit > 0) {
-      while (
-        oldest < blocks.length &&
-        (kept[oldest] !== true || blocks[oldest]?.isRequired !== false)
-      )
-        oldest++;
-      const oldestBlock = blocks[oldest];
-      if (oldestBlock === undefined) {
-        return err(
-          doesNotFit(
-            sumByPart(blocks, (_block, index) => kept[index] === true, markerTokens),
-            available,
-          ),
-        );
-      }
-      kept[oldest] = false;
-      reasons[oldest] = 'budget';
-      running -= oldestBlock.tokens;
-      deficit -= oldestBlock.tokens;
+    const markerTokens = ledger.tokens();
+    if (running + markerTokens <= available)
+      return ok({ kept, reasons, markers: ledger.place(), totalTokens: running + markerTokens });
+    while (
+      oldest < blocks.length &&
+      (kept[oldest] !== true || blocks[oldest]?.isRequired !== false)
+    )
+      oldest++;
+    const oldestBlock = blocks[oldest];
+    if (oldestBlock === undefined) {
+      return err(
+        doesNotFit(
+          sumByPart(blocks, (_block, index) => kept[index] === true, markerTokens),
+          available,
+        ),
+      );
     }
+    kept[oldest] = false;
+    reasons[oldest] = 'budget';
+    running -= oldestBlock.tokens;
+    ledger.drop(oldest);
   }
 }

@@ -1,5 +1,5 @@
-import { renderAssistantSteps } from '../render/render-assistant';
-import { renderUserMessage } from '../render/render-user';
+import { priceAssistantSteps } from '../render/render-assistant';
+import { priceUserMessage } from '../render/render-user';
 import type { Block, ContextPart } from './part';
 
 /**
@@ -13,15 +13,11 @@ export const newestTurnPart: ContextPart = {
     for (let index = env.anchorIndex; index < env.conversation.length; index++) {
       const message = env.conversation[index];
       if (message === undefined) continue;
-      if (message.role === 'user')
-        blocks.push(...renderUserMessage(message, env, 'newest_turn', true));
-      else
-        blocks.push(
-          ...renderAssistantSteps(message.steps, message.id, true, env, 'newest_turn', true),
-        );
+      if (message.role === 'user') priceUserMessage(message, env, 'newest_turn', true, blocks);
+      else priceAssistantSteps(message.steps, message.id, true, env, 'newest_turn', true, blocks);
     }
     const turnSteps = env.input.turnSteps ?? [];
-    blocks.push(...renderAssistantSteps(turnSteps, undefined, true, env, 'newest_turn', true));
+    priceAssistantSteps(turnSteps, undefined, true, env, 'newest_turn', true, blocks);
     return { blocks, dropped: [] };
   },
 };

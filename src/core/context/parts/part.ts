@@ -3,6 +3,7 @@ import type { PlaceholderValues } from '../placeholders';
 import type { SectionContext } from '../system-prompt/section';
 import type {
   ContextInput,
+  ContextKind,
   ContextMessage,
   DroppedItem,
   ProjectMode,
@@ -23,21 +24,59 @@ export interface CarriedFile {
   name: string;
 }
 
+/** What one message of a block costs, known without rendering it. */
+export interface PricedMessage {
+  kind: ContextKind;
+  tokens: number;
+}
+
+/** The files of a block that carries none, shared: most blocks carry none. */
+export const NO_FILES: readonly CarriedFile[] = Object.freeze([]);
+
 /**
  * The unit of trimming: messages that are kept or dropped together (a tool call and its
- * result are one block, so no strategy can ever separate them).
+ * result are one block, so no strategy can ever separate them). A block is priced from stored
+ * counts when it is collected and rendered only if it is sent, so a long history costs
+ * arithmetic, not rendering, for everything the budget leaves out.
  */
 export interface Block {
-  messages: ContextMessage[];
   tokens: number;
+  /** How many messages it sends: what the strategies and the skipped marker count. */
+  messageCount: number;
   /** Which part of the request it counts toward in a "does not fit" error. */
   part: RequiredPartName;
   /** Required blocks are never trimmed: S, CA, P, R, pinned messages, the newest turn. */
   isRequired: boolean;
   /** True for chat history (what strategies count); false for S, CA, P and R. */
   isConversation: boolean;
-  sourceId?: MessageId;
-  files: CarriedFile[];
+  sourceId?: MessageId | undefined;
+  files: readonly CarriedFile[];
+  /** Kind and tokens of each message it sends, in order (for the report of what was left out). */
+  price(): PricedMessage[];
+  /** The messages as sent, with the kinds and tokens of `price()`. */
+  render(): ContextMessage[];
+}
+
+/**
+ * A block of the chat itself (history or newest turn): priced when it is built, rendered by the
+ * subclass only if it is sent.
+ */
+export abstract class ConversationBlock implements Block {
+  abstract readonly tokens: number;
+  abstract readonly messageCount: number;
+  abstract readonly sourceId: MessageId | undefined;
+  abstract readonly files: readonly CarriedFile[];
+  readonly part: RequiredPartName;
+  readonly isRequired: boolean;
+  readonly isConversation = true;
+
+  constructor(part: RequiredPartName, isRequired: boolean) {
+    this.part = part;
+    this.isRequired = isRequired;
+  }
+
+  abstract price(): PricedMessage[];
+  abstract render(): ContextMessage[];
 }
 
 /** Everything the parts read, prepared once per request by assembleContext. */
@@ -60,6 +99,8 @@ export interface PartEnv {
   customAgentLabel: string | undefined;
   reminderLines: string[];
   removeFromText: (text: string) => string;
+  /** Whether `removeFromText` leaves any text, answered without running it when it can be. */
+  hasTextAfterRemoval: (text: string) => boolean;
 }
 
 export interface PartOutput {
@@ -73,7 +114,7 @@ export interface ContextPart {
   collect(env: PartEnv): PartOutput;
 }
 
-export function sumTokens(messages: readonly ContextMessage[]): number {
+export function sumTokens(messages: readonly PricedMessage[]): number {
   let total = 0;
   for (const message of messages) total += message.tokens;
   return total;
@@ -81,12 +122,15 @@ export function sumTokens(messages: readonly ContextMessage[]): number {
 
 /** A block holding one message that always ships (S, CA, P, R). */
 export function buildFixedBlock(message: ContextMessage, part: RequiredPartName): Block {
+  const messages = [message];
   return {
-    messages: [message],
     tokens: message.tokens,
+    messageCount: 1,
     part,
     isRequired: true,
     isConversation: false,
-    files: [],
+    files: NO_FILES,
+    price: () => messages,
+    render: () => messages,
   };
 }

@@ -26,60 +26,135 @@ export interface PlacedMarkers {
 }
 
 /**
- * One `skipped` marker per run of dropped conversation blocks, and after the first one a single
- * `forgotten_files` note listing every dropped point-in-time file.
+ * The markers for the blocks dropped so far, kept up to date as the trim drops more: one
+ * `skipped` marker per run of dropped conversation blocks (S, CA and P do not break a run), and
+ * after the first one a single `forgotten_files` note listing every dropped point-in-time file.
  */
-export function placeMarkers(
+export interface MarkerLedger {
+  /** Tokens of every marker, as they would be placed now. */
+  tokens(): number;
+  /** Records that the block at `index`, kept until now, is dropped. */
+  drop(index: number): void;
+  place(): PlacedMarkers[];
+}
+
+/** A run of dropped conversation blocks: first and last block index, messages it held. */
+interface Run {
+  start: number;
+  end: number;
+  count: number;
+}
+
+/**
+ * Dropping a block touches at most the runs next to it and, if it carries files, the note, so
+ * each drop costs a few map operations (plus counting the new note) instead of a pass over
+ * every block.
+ */
+export function createMarkerLedger(
   blocks: readonly Block[],
   kept: readonly boolean[],
   env: PartEnv,
-): PlacedMarkers[] {
-  const placed: PlacedMarkers[] = [];
-  const forgotten: Array<{ fileId: string; name: string }> = [];
-  let runStart = -1;
-  let runCount = 0;
-  const closeRun = (): void => {
-    if (runStart < 0) return;
-    const text = describeSkipped(runCount);
-    placed.push({
-      beforeIndex: runStart,
-      messages: [
-        {
-          kind: 'skipped',
-          tokens: env.meter.priceMessage(env.meter.countText(text)),
-          message: { role: 'user', content: text },
-        },
-      ],
-    });
-    runStart = -1;
-    runCount = 0;
-  };
-  blocks.forEach((block, index) => {
-    if (!block.isConversation) return;
-    if (kept[index] === true) {
-      closeRun();
-      return;
-    }
-    if (runStart < 0) runStart = index;
-    runCount += block.messages.length;
-    forgotten.push(...block.files);
-  });
-  closeRun();
-  const first = placed[0];
-  if (first !== undefined && forgotten.length > 0) {
-    const canReadFiles = env.input.tools.some((tool) => tool.name === READ_FILE_TOOL_NAME);
-    const text = describeForgottenFiles(forgotten, canReadFiles);
-    first.messages.push({
-      kind: 'forgotten_files',
-      tokens: env.meter.priceMessage(env.meter.countText(text)),
-      message: { role: 'user', content: text },
-    });
-  }
-  return placed;
-}
+): MarkerLedger {
+  const runsByStart = new Map<number, Run>();
+  const runsByEnd = new Map<number, Run>();
+  /** Indexes of dropped blocks that carry files, ascending: the note lists their files in order. */
+  const fileBlocks: number[] = [];
+  const canReadFiles = env.input.tools.some((tool) => tool.name === READ_FILE_TOOL_NAME);
+  let skippedTokens = 0;
+  let note: ContextMessage | null = null;
+  let isNoteStale = true;
 
-export function sumMarkerTokens(placed: readonly PlacedMarkers[]): number {
-  let total = 0;
-  for (const entry of placed) for (const message of entry.messages) total += message.tokens;
-  return total;
+  const priceText = (text: string): number => env.meter.priceMessage(env.meter.countText(text));
+  const skippedCost = (run: Run): number => priceText(describeSkipped(run.count));
+  const addRun = (run: Run): void => {
+    runsByStart.set(run.start, run);
+    runsByEnd.set(run.end, run);
+    skippedTokens += skippedCost(run);
+  };
+  const removeRun = (run: Run): void => {
+    runsByStart.delete(run.start);
+    runsByEnd.delete(run.end);
+    skippedTokens -= skippedCost(run);
+  };
+  const addFiles = (index: number, block: Block): void => {
+    if (block.files.length === 0) return;
+    let at = fileBlocks.length;
+    while (at > 0 && (fileBlocks[at - 1] ?? 0) > index) at--;
+    fileBlocks.splice(at, 0, index);
+    isNoteStale = true;
+  };
+  /** The nearest conversation block before or after `index`, or -1. */
+  const neighbour = (index: number, step: -1 | 1): number => {
+    for (let at = index + step; at >= 0 && at < blocks.length; at += step)
+      if (blocks[at]?.isConversation === true) return at;
+    return -1;
+  };
+  const currentNote = (): ContextMessage | null => {
+    if (!isNoteStale) return note;
+    isNoteStale = false;
+    const files = fileBlocks.flatMap((index) => blocks[index]?.files ?? []);
+    if (files.length === 0) {
+      note = null;
+      return note;
+    }
+    const text = describeForgottenFiles(files, canReadFiles);
+    note = {
+      kind: 'forgotten_files',
+      tokens: priceText(text),
+      message: { role: 'user', content: text },
+    };
+    return note;
+  };
+
+  let open: Run | null = null;
+  for (let index = 0; index < blocks.length; index++) {
+    const block = blocks[index];
+    if (block === undefined || !block.isConversation) continue;
+    if (kept[index] === true) {
+      if (open) addRun(open);
+      open = null;
+      continue;
+    }
+    if (open) {
+      open.end = index;
+      open.count += block.messageCount;
+    } else {
+      open = { start: index, end: index, count: block.messageCount };
+    }
+    addFiles(index, block);
+  }
+  if (open) addRun(open);
+
+  return {
+    tokens: () => skippedTokens + (currentNote()?.tokens ?? 0),
+    drop(index) {
+      const block = blocks[index];
+      if (block === undefined || !block.isConversation) return;
+      const before = runsByEnd.get(neighbour(index, -1));
+      const after = runsByStart.get(neighbour(index, 1));
+      if (before) removeRun(before);
+      if (after) removeRun(after);
+      addRun({
+        start: before?.start ?? index,
+        end: after?.end ?? index,
+        count: (before?.count ?? 0) + block.messageCount + (after?.count ?? 0),
+      });
+      addFiles(index, block);
+    },
+    place() {
+      const runs = [...runsByStart.values()].sort((a, b) => a.start - b.start);
+      const placed = runs.map((run): PlacedMarkers => {
+        const text = describeSkipped(run.count);
+        return {
+          beforeIndex: run.start,
+          messages: [
+            { kind: 'skipped', tokens: priceText(text), message: { role: 'user', content: text } },
+          ],
+        };
+      });
+      const forgotten = currentNote();
+      if (forgotten) placed[0]?.messages.push(forgotten);
+      return placed;
+    },
+  };
 }

@@ -7,7 +7,13 @@ import type {
   MessageId,
   ToolCall,
 } from '../../model';
-import type { Block, PartEnv } from '../parts/part';
+import {
+  ConversationBlock,
+  NO_FILES,
+  type Block,
+  type PartEnv,
+  type PricedMessage,
+} from '../parts/part';
 import type { ContextMessage, RequiredPartName } from '../types';
 
 /** Results of earlier turns are replaced by this (seed 001): long, and already used. */
@@ -27,79 +33,119 @@ function parseArguments(argumentsText: string): unknown {
 }
 
 /**
- * The result the model reads for one call. Every call gets a result (a cancelled or unfinished
- * one says so) so the history never holds an orphan call, which providers reject.
+ * What the model reads instead of a call's stored result, or null when it reads the result
+ * itself. Every call gets a result (a cancelled or unfinished one says so) so the history never
+ * holds an orphan call, which providers reject.
  */
-function renderToolResult(
-  call: ToolCall,
-  isCurrentTurn: boolean,
-  env: PartEnv,
-): { part: LlmToolResultPart; tokens: number } {
-  const base = { type: 'tool-result' as const, toolCallId: call.id, toolName: call.name };
-  if (call.status === 'cancelled') {
-    return {
-      part: { ...base, output: CANCELLED_TOOL_RESULT, isError: true },
-      tokens: env.meter.countText(CANCELLED_TOOL_RESULT),
-    };
-  }
-  if (call.result === undefined) {
-    return {
-      part: { ...base, output: INCOMPLETE_TOOL_RESULT, isError: true },
-      tokens: env.meter.countText(INCOMPLETE_TOOL_RESULT),
-    };
-  }
-  if (!isCurrentTurn) {
-    return {
-      part: { ...base, output: EXPIRED_TOOL_RESULT },
-      tokens: env.meter.countText(EXPIRED_TOOL_RESULT),
-    };
-  }
+function findPlaceholder(call: ToolCall, isCurrentTurn: boolean): string | null {
+  if (call.status === 'cancelled') return CANCELLED_TOOL_RESULT;
+  if (call.result === undefined) return INCOMPLETE_TOOL_RESULT;
+  return isCurrentTurn ? null : EXPIRED_TOOL_RESULT;
+}
+
+function renderToolResult(call: ToolCall, isCurrentTurn: boolean): LlmToolResultPart {
+  const placeholder = findPlaceholder(call, isCurrentTurn);
+  const isError =
+    placeholder === null ? call.result?.isError === true : placeholder !== EXPIRED_TOOL_RESULT;
   return {
-    part: {
-      ...base,
-      output: call.result.content,
-      ...(call.result.isError ? { isError: true } : {}),
-    },
-    tokens: call.result.tokenCount,
+    type: 'tool-result',
+    toolCallId: call.id,
+    toolName: call.name,
+    output: placeholder ?? call.result?.content ?? '',
+    ...(isError ? { isError: true } : {}),
   };
 }
 
-/**
- * Assistant steps as blocks: a step with tool calls is an assistant message with tool-call
- * parts followed by a `tool` message with their results, in one block; a final step is one
- * assistant message. Reasoning is sent back only within the current turn, where providers
- * need it (thinking signatures) to continue after a tool call.
- */
-export function renderAssistantSteps(
-  steps: readonly AssistantStep[],
-  sourceId: MessageId | undefined,
+/** Stored counts for results of this turn; the fixed placeholders counted (once per request). */
+function priceToolResults(
+  calls: readonly ToolCall[],
   isCurrentTurn: boolean,
   env: PartEnv,
-  part: RequiredPartName,
-  isRequired: boolean,
-): Block[] {
-  const blocks: Block[] = [];
-  for (const step of steps) {
-    const content: Array<LlmTextPart | LlmReasoningPart | LlmToolCallPart> = [];
+): number {
+  let tokens = 0;
+  for (const call of calls) {
+    const placeholder = findPlaceholder(call, isCurrentTurn);
+    tokens +=
+      placeholder === null ? (call.result?.tokenCount ?? 0) : env.meter.countText(placeholder);
+  }
+  return tokens;
+}
+
+function hasReasoningToSend(step: AssistantStep, isCurrentTurn: boolean): boolean {
+  return (
+    isCurrentTurn &&
+    step.reasoning !== undefined &&
+    (step.reasoning.text.length > 0 || step.reasoning.providerState !== undefined)
+  );
+}
+
+/**
+ * One step: an assistant message with tool-call parts followed by a `tool` message with their
+ * results (one block, so nothing separates them), or a final step's assistant message alone.
+ * Priced from stored counts; stripped of display artifacts and built only if it is sent.
+ */
+class StepBlock extends ConversationBlock {
+  readonly tokens: number;
+  readonly messageCount: number;
+  readonly sourceId: MessageId | undefined;
+  readonly files = NO_FILES;
+  readonly #step: AssistantStep;
+  readonly #isCurrentTurn: boolean;
+  readonly #env: PartEnv;
+  readonly #callTokens: number;
+  readonly #resultTokens: number;
+
+  constructor(
+    step: AssistantStep,
+    hasText: boolean,
+    sourceId: MessageId | undefined,
+    isCurrentTurn: boolean,
+    env: PartEnv,
+    part: RequiredPartName,
+    isRequired: boolean,
+  ) {
+    super(part, isRequired);
     let contentTokens = 0;
-    if (
-      isCurrentTurn &&
-      step.reasoning &&
-      (step.reasoning.text.length > 0 || step.reasoning.providerState)
-    ) {
+    if (step.reasoning && hasReasoningToSend(step, isCurrentTurn))
+      contentTokens += step.reasoning.tokenCount;
+    // The stored count is of the text before display artifacts were removed: an upper bound.
+    if (hasText) contentTokens += step.textTokenCount;
+    for (const call of step.toolCalls)
+      contentTokens += call.argumentsTokenCount + TOOL_CALL_OVERHEAD_TOKENS;
+    const hasCalls = step.toolCalls.length > 0;
+    this.#callTokens = env.meter.priceMessage(contentTokens);
+    this.#resultTokens = hasCalls
+      ? env.meter.priceMessage(priceToolResults(step.toolCalls, isCurrentTurn, env))
+      : 0;
+    this.tokens = this.#callTokens + this.#resultTokens;
+    this.messageCount = hasCalls ? 2 : 1;
+    this.sourceId = sourceId;
+    this.#step = step;
+    this.#isCurrentTurn = isCurrentTurn;
+    this.#env = env;
+  }
+
+  price(): PricedMessage[] {
+    if (this.messageCount === 1) return [{ kind: 'assistant', tokens: this.#callTokens }];
+    return [
+      { kind: 'tool_call', tokens: this.#callTokens },
+      { kind: 'tool_result', tokens: this.#resultTokens },
+    ];
+  }
+
+  render(): ContextMessage[] {
+    const step = this.#step;
+    const isCurrentTurn = this.#isCurrentTurn;
+    const content: Array<LlmTextPart | LlmReasoningPart | LlmToolCallPart> = [];
+    if (step.reasoning && hasReasoningToSend(step, isCurrentTurn)) {
       content.push({
         type: 'reasoning',
         text: step.reasoning.text,
         ...(step.reasoning.providerState ? { providerState: step.reasoning.providerState } : {}),
       });
-      contentTokens += step.reasoning.tokenCount;
     }
-    const text = env.removeFromText(step.text);
-    if (text.length > 0) {
-      content.push({ type: 'text', text });
-      // The stored count is of the text before display artifacts were removed: an upper bound.
-      contentTokens += step.textTokenCount;
-    }
+    const text = this.#env.removeFromText(step.text);
+    if (text.length > 0) content.push({ type: 'text', text });
     for (const call of step.toolCalls) {
       content.push({
         type: 'tool-call',
@@ -108,40 +154,42 @@ export function renderAssistantSteps(
         input: parseArguments(call.argumentsText),
         ...(call.providerState ? { providerState: call.providerState } : {}),
       });
-      contentTokens += call.argumentsTokenCount + TOOL_CALL_OVERHEAD_TOKENS;
     }
-    const hasText = content.some((item) => item.type === 'text');
-    if (step.toolCalls.length === 0 && !hasText) continue;
-
-    const assistantMessage: ContextMessage = {
-      kind: step.toolCalls.length > 0 ? 'tool_call' : 'assistant',
-      tokens: env.meter.priceMessage(contentTokens),
-      message: { role: 'assistant', content },
-      ...(sourceId ? { sourceId } : {}),
-    };
-    const messages: ContextMessage[] = [assistantMessage];
-    if (step.toolCalls.length > 0) {
-      const results = step.toolCalls.map((call) => renderToolResult(call, isCurrentTurn, env));
-      let resultTokens = 0;
-      for (const result of results) resultTokens += result.tokens;
+    const source = this.sourceId ? { sourceId: this.sourceId } : {};
+    const [call, result] = this.price();
+    const messages: ContextMessage[] = [];
+    if (call) messages.push({ ...call, message: { role: 'assistant', content }, ...source });
+    if (result) {
       messages.push({
-        kind: 'tool_result',
-        tokens: env.meter.priceMessage(resultTokens),
-        message: { role: 'tool', content: results.map((result) => result.part) },
-        ...(sourceId ? { sourceId } : {}),
+        ...result,
+        message: {
+          role: 'tool',
+          content: step.toolCalls.map((item) => renderToolResult(item, isCurrentTurn)),
+        },
+        ...source,
       });
     }
-    let tokens = 0;
-    for (const message of messages) tokens += message.tokens;
-    blocks.push({
-      messages,
-      tokens,
-      part,
-      isRequired,
-      isConversation: true,
-      ...(sourceId ? { sourceId } : {}),
-      files: [],
-    });
+    return messages;
   }
-  return blocks;
+}
+
+/**
+ * Assistant steps as blocks, appended to `blocks`. Reasoning is sent back only within the
+ * current turn, where providers need it (thinking signatures) to continue after a tool call.
+ * A step with neither text (once display artifacts are removed) nor tool calls sends nothing.
+ */
+export function priceAssistantSteps(
+  steps: readonly AssistantStep[],
+  sourceId: MessageId | undefined,
+  isCurrentTurn: boolean,
+  env: PartEnv,
+  part: RequiredPartName,
+  isRequired: boolean,
+  blocks: Block[],
+): void {
+  for (const step of steps) {
+    const hasText = env.hasTextAfterRemoval(step.text);
+    if (step.toolCalls.length === 0 && !hasText) continue;
+    blocks.push(new StepBlock(step, hasText, sourceId, isCurrentTurn, env, part, isRequired));
+  }
 }

@@ -1,6 +1,13 @@
-import type { Attachment, LlmImagePart, LlmTextPart, UserMessage } from '../../model';
+import type { Attachment, LlmImagePart, LlmTextPart, MessageId, UserMessage } from '../../model';
 import { estimateImageTokens } from '../../tokens';
-import type { Block, PartEnv } from '../parts/part';
+import {
+  ConversationBlock,
+  NO_FILES,
+  type Block,
+  type CarriedFile,
+  type PartEnv,
+  type PricedMessage,
+} from '../parts/part';
 import type { ContextMessage, RequiredPartName } from '../types';
 
 export const FILES_PREFIX = 'The user attached the following files to their next message:';
@@ -26,30 +33,39 @@ function hasReadableText(attachment: Attachment): attachment is Attachment & { t
   );
 }
 
+const fileHeader = (file: Attachment, number: number): string =>
+  `--- BEGIN FILE ${number}: ${file.name} (${file.mimeType}) ---`;
+const fileFooter = (file: Attachment, number: number): string =>
+  `--- END FILE ${number}: ${file.name} ---`;
+
 /** All of a turn's files collapsed into one user message, each with a header and end marker. */
-function renderFilesMessage(
-  files: readonly Attachment[],
-  env: PartEnv,
-): { text: string; tokens: number } {
+function renderFilesText(files: readonly Attachment[]): string {
   const sections: string[] = [FILES_PREFIX];
+  files.forEach((file, index) => {
+    const body = hasReadableText(file) ? file.text : describeUnreadableFile(file);
+    sections.push(`${fileHeader(file, index + 1)}\n${body}\n${fileFooter(file, index + 1)}`);
+  });
+  return sections.join('\n');
+}
+
+/**
+ * Tokens of that message's content: stored counts for the file texts (never re-tokenized), the
+ * rest (prefix, headers, notices) counted as if the texts were empty.
+ */
+function priceFilesText(files: readonly Attachment[], env: PartEnv): number {
   let contentTokens = 0;
   let framing = FILES_PREFIX;
   files.forEach((file, index) => {
-    const number = index + 1;
-    const header = `--- BEGIN FILE ${number}: ${file.name} (${file.mimeType}) ---`;
-    const footer = `--- END FILE ${number}: ${file.name} ---`;
+    const header = fileHeader(file, index + 1);
+    const footer = fileFooter(file, index + 1);
     if (hasReadableText(file)) {
-      // Stored count: the file's text is never re-tokenized.
       contentTokens += file.tokenCount;
-      sections.push(`${header}\n${file.text}\n${footer}`);
       framing += `\n${header}\n\n${footer}`;
     } else {
-      const notice = describeUnreadableFile(file);
-      sections.push(`${header}\n${notice}\n${footer}`);
-      framing += `\n${header}\n${notice}\n${footer}`;
+      framing += `\n${header}\n${describeUnreadableFile(file)}\n${footer}`;
     }
   });
-  return { text: sections.join('\n'), tokens: contentTokens + env.meter.countText(framing) };
+  return contentTokens + env.meter.countText(framing);
 }
 
 function imageMarker(image: Attachment, reason: string): string {
@@ -61,78 +77,126 @@ function estimateAttachmentImage(image: Attachment, env: PartEnv): number {
   return image.image ? estimateImageTokens(env.input.providerKind, image.image) : image.tokenCount;
 }
 
-/**
- * A stored user message as blocks: its files (F) first, then the message (U) with its images.
- * F and U are separate blocks so an old file can be forgotten while its question stays.
- */
-export function renderUserMessage(
-  message: UserMessage,
-  env: PartEnv,
-  part: RequiredPartName,
-  isRequired: boolean,
-): Block[] {
-  const blocks: Block[] = [];
-  const files = message.attachments.filter((attachment) => attachment.kind === 'text');
-  const images = message.attachments.filter((attachment) => attachment.kind === 'image');
+/** F: a turn's files, priced from stored counts; their texts are joined only if it is sent. */
+class FilesBlock extends ConversationBlock {
+  readonly tokens: number;
+  readonly messageCount = 1;
+  readonly sourceId: MessageId;
+  readonly files: readonly CarriedFile[];
+  readonly #attachments: readonly Attachment[];
 
-  if (files.length > 0) {
-    const rendered = renderFilesMessage(files, env);
-    const fileMessage: ContextMessage = {
-      kind: 'file',
-      tokens: env.meter.priceMessage(rendered.tokens),
-      message: { role: 'user', content: rendered.text },
-      sourceId: message.id,
-    };
-    blocks.push({
-      messages: [fileMessage],
-      tokens: fileMessage.tokens,
-      part,
-      isRequired,
-      isConversation: true,
-      sourceId: message.id,
-      files: files.map((file) => ({ fileId: file.fileId, name: file.name })),
-    });
+  constructor(
+    message: UserMessage,
+    attachments: readonly Attachment[],
+    env: PartEnv,
+    part: RequiredPartName,
+    isRequired: boolean,
+  ) {
+    super(part, isRequired);
+    this.tokens = env.meter.priceMessage(priceFilesText(attachments, env));
+    this.sourceId = message.id;
+    this.files = attachments.map((file) => ({ fileId: file.fileId, name: file.name }));
+    this.#attachments = attachments;
   }
 
-  let text = message.text;
-  let contentTokens = message.textTokenCount;
-  if (text.trim().length === 0) {
-    text = EMPTY_USER_TEXT;
-    contentTokens = env.meter.countText(EMPTY_USER_TEXT);
+  price(): PricedMessage[] {
+    return [{ kind: 'file', tokens: this.tokens }];
   }
+
+  render(): ContextMessage[] {
+    return [
+      {
+        kind: 'file',
+        tokens: this.tokens,
+        message: { role: 'user', content: renderFilesText(this.#attachments) },
+        sourceId: this.sourceId,
+      },
+    ];
+  }
+}
+
+/** The message text, or a notice when it is empty, and its images (or a marker for each). */
+function resolveUserContent(message: UserMessage, env: PartEnv) {
+  const isEmpty = message.text.trim().length === 0;
+  let text = isEmpty ? EMPTY_USER_TEXT : message.text;
+  let contentTokens = isEmpty ? env.meter.countText(EMPTY_USER_TEXT) : message.textTokenCount;
   const imageParts: LlmImagePart[] = [];
-  const markers: string[] = [];
-  for (const image of images) {
+  let markerText = '';
+  for (const image of message.attachments) {
+    if (image.kind !== 'image') continue;
     const dataUrl = image.image?.dataUrl;
     if (!env.input.model.hasVision) {
-      markers.push(imageMarker(image, 'This model cannot see images.'));
+      markerText += `\n${imageMarker(image, 'This model cannot see images.')}`;
     } else if (dataUrl === undefined || image.status !== 'ready') {
-      markers.push(imageMarker(image, 'The image data is not available.'));
+      markerText += `\n${imageMarker(image, 'The image data is not available.')}`;
     } else {
       imageParts.push({ type: 'image', image: dataUrl, mediaType: image.mimeType });
       contentTokens += estimateAttachmentImage(image, env);
     }
   }
-  if (markers.length > 0) {
-    const markerText = markers.join('\n');
-    text = `${text}\n\n${markerText}`;
-    contentTokens += env.meter.countText(`\n\n${markerText}`);
+  if (markerText.length > 0) {
+    // One line per marker, after a blank line: "\n" + the lines joined by "\n".
+    const markers = `\n${markerText}`;
+    text += markers;
+    contentTokens += env.meter.countText(markers);
   }
-  const textPart: LlmTextPart = { type: 'text', text };
-  const userMessage: ContextMessage = {
-    kind: 'user',
-    tokens: env.meter.priceMessage(contentTokens),
-    message: { role: 'user', content: imageParts.length > 0 ? [textPart, ...imageParts] : text },
-    sourceId: message.id,
-  };
-  blocks.push({
-    messages: [userMessage],
-    tokens: userMessage.tokens,
-    part,
-    isRequired,
-    isConversation: true,
-    sourceId: message.id,
-    files: [],
-  });
-  return blocks;
+  return { text, contentTokens, imageParts };
+}
+
+/**
+ * U: the message with its images. Most history has none, so only the price is kept and the
+ * content is worked out again (cheaply, nothing counted) if the message is sent.
+ */
+class UserBlock extends ConversationBlock {
+  readonly tokens: number;
+  readonly messageCount = 1;
+  readonly files = NO_FILES;
+  readonly #message: UserMessage;
+  readonly #env: PartEnv;
+
+  constructor(message: UserMessage, env: PartEnv, part: RequiredPartName, isRequired: boolean) {
+    super(part, isRequired);
+    this.tokens = env.meter.priceMessage(resolveUserContent(message, env).contentTokens);
+    this.#message = message;
+    this.#env = env;
+  }
+
+  get sourceId(): MessageId {
+    return this.#message.id;
+  }
+
+  price(): PricedMessage[] {
+    return [{ kind: 'user', tokens: this.tokens }];
+  }
+
+  render(): ContextMessage[] {
+    const { text, imageParts } = resolveUserContent(this.#message, this.#env);
+    const textPart: LlmTextPart = { type: 'text', text };
+    const content = imageParts.length > 0 ? [textPart, ...imageParts] : text;
+    return [
+      {
+        kind: 'user',
+        tokens: this.tokens,
+        message: { role: 'user', content },
+        sourceId: this.sourceId,
+      },
+    ];
+  }
+}
+
+/**
+ * A stored user message as blocks, appended to `blocks`: its files (F) first, then the message
+ * (U) with its images. F and U are separate blocks so an old file can be forgotten while its
+ * question stays.
+ */
+export function priceUserMessage(
+  message: UserMessage,
+  env: PartEnv,
+  part: RequiredPartName,
+  isRequired: boolean,
+  blocks: Block[],
+): void {
+  const files = message.attachments.filter((attachment) => attachment.kind === 'text');
+  if (files.length > 0) blocks.push(new FilesBlock(message, files, env, part, isRequired));
+  blocks.push(new UserBlock(message, env, part, isRequired));
 }

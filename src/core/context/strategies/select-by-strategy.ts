@@ -28,7 +28,7 @@ function keepNewestWhile(
   }
 }
 
-const countMessages = (block: Block): number => block.messages.length;
+const countMessages = (block: Block): number => block.messageCount;
 const countTokens = (block: Block): number => block.tokens;
 
 /**
@@ -56,8 +56,8 @@ export function selectByStrategy(blocks: readonly Block[], strategy: HistoryStra
       for (let index = 0; index < blocks.length; index++) {
         const block = blocks[index];
         if (block === undefined || !block.isConversation) continue;
-        if (headCount + block.messages.length > strategy.head) break;
-        headCount += block.messages.length;
+        if (headCount + block.messageCount > strategy.head) break;
+        headCount += block.messageCount;
         head[index] = true;
       }
       return blocks.map(

@@ -5,7 +5,7 @@ import {
   type ContextInput,
   type ContextMessage,
 } from '../../../../src/core/context';
-import type { ChatMessageSimple, HistoryStrategy, LlmMessage } from '../../../../src/core/model';
+import type { ChatMessageSimple, LlmMessage } from '../../../../src/core/model';
 import type { TokenCounter } from '../../../../src/core/ports';
 import { createTokenCounter } from '../../../../src/core/tokens';
 import {
@@ -18,6 +18,7 @@ import {
   buildTextAttachment,
   buildUserMessage,
 } from '../../../builders';
+import { strategyArbitrary } from './random-session';
 
 /**
  * Random histories and budgets. Stored token counts are drawn at random (the engine trusts them,
@@ -39,18 +40,6 @@ const turnArbitrary = fc.record({
   }),
   answerTokens: fc.option(fc.integer({ min: 1, max: 300 }), { nil: undefined }),
 });
-
-const strategyArbitrary: fc.Arbitrary<HistoryStrategy> = fc.oneof(
-  fc.constant({ kind: 'auto' as const }),
-  fc.constant({ kind: 'unbounded' as const }),
-  fc.integer({ min: 1, max: 8 }).map((size) => ({ kind: 'buffered' as const, size })),
-  fc
-    .tuple(fc.integer({ min: 0, max: 4 }), fc.integer({ min: 1, max: 4 }))
-    .map(([head, tail]) => ({ kind: 'head_and_tail' as const, head, tail })),
-  fc
-    .integer({ min: 1, max: 2000 })
-    .map((maxTokens) => ({ kind: 'token_limited' as const, maxTokens })),
-);
 
 const scenarioArbitrary = fc.record({
   turns: fc.array(turnArbitrary, { minLength: 1, maxLength: 7 }),

@@ -1,0 +1,89 @@
+import type { Page } from '@playwright/test';
+
+/** Everything the app keeps in the browser for its origin, as searchable text. */
+export interface StoredText {
+  localStorage: string;
+  sessionStorage: string;
+  /** Request URLs and response bodies of every Cache Storage entry. */
+  cacheStorage: string;
+  /** Rows of every IndexedDB table of the `carrel` database but `providers`, Blobs read as text. */
+  tables: Record<string, string>;
+  /** The `providers` table, where API keys belong. */
+  providerRows: string;
+  providers: Array<{ apiKey: string; baseUrl: string }>;
+}
+
+/**
+ * Reads localStorage, sessionStorage, Cache Storage and the app's IndexedDB from the page, the
+ * places an API key must never reach (suite 10 of issue 12). Raw browser APIs, no app code.
+ */
+export function readStoredText(
+  page: Page,
+  { shouldReadPrecache = true }: { shouldReadPrecache?: boolean } = {},
+): Promise<StoredText> {
+  return page.evaluate(async (shouldReadPrecache) => {
+    const cached: string[] = [];
+    if ('caches' in window) {
+      for (const name of await caches.keys()) {
+        const cache = await caches.open(name);
+        // Workbox's precache holds the build's own files (megabytes of WASM): their URLs are
+        // read always, their bodies only when asked.
+        const shouldReadBodies = shouldReadPrecache || !name.includes('precache');
+        for (const request of await cache.keys()) {
+          const response = shouldReadBodies ? await cache.match(request) : undefined;
+          cached.push(request.url, (await response?.text()) ?? '');
+        }
+      }
+    }
+    const tables: Record<string, string> = {};
+    let providerRows = '';
+    const providers: Array<{ apiKey: string; baseUrl: string }> = [];
+    const databases = await indexedDB.databases();
+    if (databases.some((database) => database.name === 'carrel')) {
+      const db = await new Promise<IDBDatabase>((resolve, reject) => {
+        const open = indexedDB.open('carrel');
+        open.onsuccess = () => resolve(open.result);
+        open.onerror = () => reject(new Error(String(open.error)));
+      });
+      for (const name of [...db.objectStoreNames]) {
+        const rows = await new Promise<unknown[]>((resolve, reject) => {
+          const request = db.transaction(name, 'readonly').objectStore(name).getAll();
+          request.onsuccess = () => resolve(request.result);
+          request.onerror = () => reject(new Error(String(request.error)));
+        });
+        // Blobs and typed arrays stringify to {}: their text is read too.
+        const texts = await Promise.all(rows.map(async (row) => JSON.stringify(row) + (await readBlobs(row))));
+        if (name === 'providers') {
+          providerRows = texts.join('\n');
+          for (const row of rows as Array<{ apiKey?: unknown; baseUrl?: unknown }>)
+            providers.push({
+              apiKey: typeof row.apiKey === 'string' ? row.apiKey : '',
+              baseUrl: typeof row.baseUrl === 'string' ? row.baseUrl : '',
+            });
+        } else tables[name] = texts.join('\n');
+      }
+      db.close();
+    }
+    return {
+      localStorage: JSON.stringify(Object.entries(localStorage)),
+      sessionStorage: JSON.stringify(Object.entries(sessionStorage)),
+      cacheStorage: cached.join('\n'),
+      tables,
+      providerRows,
+      providers,
+    };
+
+    async function readBlobs(value: unknown): Promise<string> {
+      if (value instanceof Blob) return value.text();
+      if (Array.isArray(value)) return (await Promise.all(value.map(readBlobs))).join('');
+      if (value !== null && typeof value === 'object')
+        return (await Promise.all(Object.values(value).map(readBlobs))).join('');
+      return '';
+    }
+  }, shouldReadPrecache);
+}
+
+/** The names of the places whose text holds `secret`. */
+export function placesHolding(places: Record<string, string>, secret: string): string[] {
+  return Object.entries(places).flatMap(([place, text]) => (text.includes(secret) ? [place] : []));
+}
