@@ -5,6 +5,7 @@ import type { ConfirmationRequest, Packet } from '../workers/agent/agent.api';
 import { answerFromMessage, applyPacket, createLiveAnswer, type AnswerView } from './answer-blocks';
 import { buildChatItems, type ChatItem, type CompareGroup } from './chat-items';
 import { pickSibling, type SiblingPosition } from './branches';
+import { closeUnsavedAnswers } from './unsaved-answers';
 
 export type { ChatItem, CompareGroup, SiblingPosition };
 
@@ -174,6 +175,10 @@ export class ChatSessionState {
         isNew = this.session?.id !== sessionId;
         this.loadToken++;
         loaded = await this.load(sessionId);
+        if (!result.ok) {
+          const runAnswerIds = this.liveAnswers.map((answer) => answer.messageId);
+          loaded = { ...loaded, chain: closeUnsavedAnswers(loaded.chain, runAnswerIds) };
+        }
       }
       if (result.ok && result.value.assistantMessageIds.length > 1) {
         compareGroup = await this.loadCompareGroup(result.value.userMessageId, result.value.assistantMessageIds);

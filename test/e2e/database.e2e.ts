@@ -43,6 +43,10 @@ test.describe('the local database', () => {
     const banner = page.getByTestId('database-outdated');
     await expect(banner).toBeVisible();
     await expect(banner).toContainText('Reload this tab');
+    // A write tried in this tab now is refused where the person sees it, never lost quietly:
+    // after the reload the chat holds exactly what was reported saved.
+    await chat.send('written after the upgrade');
+    await expect(page.getByTestId('chat-error')).toContainText('Carrel could not read or save its data');
 
     await banner.getByRole('button', { name: 'Reload' }).click();
     await expect(chat.userMessages()).toHaveText(['remember this']);

@@ -29,9 +29,17 @@ export interface RecordedRequest {
   closedByClient: boolean;
   /** The server wrote the whole response. */
   completed: boolean;
+  /**
+   * What the server has written of a streamed body so far (event streams and replays), as
+   * text; it grows while the stream runs. Tests read it to know what was sent before a fault.
+   */
+  streamedBody: string;
 }
 
-export type NewRequest = Omit<RecordedRequest, 'id' | 'closedByClient' | 'completed'>;
+export type NewRequest = Omit<
+  RecordedRequest,
+  'id' | 'closedByClient' | 'completed' | 'streamedBody'
+>;
 
 export interface StreamState {
   openStreams: number;
@@ -50,6 +58,8 @@ export interface RequestLog {
   add(request: NewRequest): RecordedRequest;
   /** Counts the response as an open stream until `end` is called for it. */
   markStream(record: RecordedRequest): void;
+  /** Appends a frame the server just wrote to the record's streamedBody. */
+  noteWritten(record: RecordedRequest, frame: string | Uint8Array): void;
   end(record: RecordedRequest, isFinished: boolean, status: number): void;
   setShuttingDown(): void;
   list(): RecordedRequest[];
@@ -94,6 +104,8 @@ export function createRequestLog(): RequestLog {
   let completedStreams = 0;
   let isShuttingDown = false;
   const waiters = new Set<Waiter>();
+  // Replays may be cut mid-character: one streaming decoder per response keeps the text whole.
+  const decoders = new WeakMap<RecordedRequest, TextDecoder>();
 
   function notify(): void {
     for (const waiter of waiters) {
@@ -112,6 +124,7 @@ export function createRequestLog(): RequestLog {
         id: nextId++,
         closedByClient: false,
         completed: false,
+        streamedBody: '',
       };
       records.push(record);
       notify();
@@ -122,6 +135,16 @@ export function createRequestLog(): RequestLog {
       if (record.endedAt !== undefined) return;
       openStreams.add(record);
       notify();
+    },
+
+    noteWritten(record, frame) {
+      if (typeof frame === 'string') {
+        record.streamedBody += frame;
+        return;
+      }
+      const decoder = decoders.get(record) ?? new TextDecoder();
+      decoders.set(record, decoder);
+      record.streamedBody += decoder.decode(frame, { stream: true });
     },
 
     end(record, isFinished, status) {

@@ -348,11 +348,13 @@ export async function writeFrames(
   connection: ClientConnection,
   frames: readonly (string | Uint8Array)[],
   delayMs: number,
+  onWritten?: (frame: string | Uint8Array) => void,
 ): Promise<void> {
   for (const [index, frame] of frames.entries()) {
     if (index > 0 && delayMs > 0) await pause(delayMs, connection);
     if (connection.isClosed()) return;
     res.write(frame);
+    onWritten?.(frame);
   }
 }
 

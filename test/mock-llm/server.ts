@@ -339,7 +339,13 @@ async function serveReplay(ex: Exchange, scenario: ReplayScenario): Promise<void
   const replay = await ex.ctx.fixtures.readReplay(scenario.file);
   startEventStream(ex.res, replay.contentType);
   const delayMs = scenario.chunkBytes === undefined ? 0 : REPLAY_PIECE_DELAY_MS;
-  await writeFrames(ex.res, ex.connection, slices(replay.bytes, scenario.chunkBytes), delayMs);
+  await writeFrames(
+    ex.res,
+    ex.connection,
+    slices(replay.bytes, scenario.chunkBytes),
+    delayMs,
+    (frame) => ex.ctx.log.noteWritten(ex.record, frame),
+  );
   if (!ex.connection.isClosed()) ex.res.end();
 }
 
@@ -361,7 +367,13 @@ async function serveTurn(ex: Exchange, scenario: GeneratedScenario): Promise<voi
     return sendJson(res, 200, protocol.encodeResponse(plan, call));
   }
   startEventStream(res, protocol.streamContentType);
-  await writeFrames(res, connection, protocol.encodeStream(plan, call), plan.frameDelayMs);
+  await writeFrames(
+    res,
+    connection,
+    protocol.encodeStream(plan, call),
+    plan.frameDelayMs,
+    (frame) => ctx.log.noteWritten(ex.record, frame),
+  );
   if (plan.ending.kind === 'hang') return connection.closed;
   if (!connection.isClosed()) res.end();
 }

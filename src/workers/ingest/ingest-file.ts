@@ -2,7 +2,8 @@
  * One file's way into a project: hash → (duplicate?) → extract → count tokens → chunk → save.
  * Embedding follows in the embedding worker (embedFile) once the chunks are saved. Files that
  * cannot be read are kept and marked (`no_text`, `error`) so the context engine can say so;
- * unsupported or oversized files are refused before anything is stored.
+ * unsupported or oversized files are refused before anything is stored. A storage failure (a
+ * full disk) is not the file's fault: it leaves nothing behind and reaches the caller as thrown.
  */
 import { asFileId, type FileId, type FileStatus, type ProjectId } from '../../core/model';
 import type {
@@ -15,6 +16,7 @@ import type {
   TokenCounter,
 } from '../../core/ports';
 import { chunkText, formatChunkLocation } from '../../core/rag';
+import { isStorageError } from '../../storage';
 import { estimateOpenAiImageTokens } from '../../core/tokens';
 import { chunkKindOf, detectFileType } from './detect-file-type';
 import { extractFile, MAX_FILE_BYTES } from './extract-file';
@@ -211,6 +213,13 @@ export async function ingestFile(
       await deps.files.delete(file.id);
       report('failed');
       return { kind: 'cancelled' };
+    }
+    if (isStorageError(error)) {
+      // The file is fine, the storage is not (full, read-only): keep no half-stored copy, whose
+      // blob would take the space the person has to free, and let the caller show why.
+      await deps.files.delete(file.id).catch(() => undefined);
+      report('failed');
+      throw error;
     }
     const ingestError = isIngestError(error)
       ? error

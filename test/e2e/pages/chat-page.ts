@@ -33,6 +33,21 @@ export class ChatPage {
     return this.answers().last();
   }
 
+  /**
+   * Resolves as soon as the last answer shows `text`: checked on every animation frame, not on
+   * expect's back-off, for tests that must act at a precise point of a stream.
+   */
+  async waitForLastAnswerToShow(text: string, timeoutMs: number): Promise<void> {
+    await this.page.waitForFunction(
+      (wanted) => {
+        const answers = document.querySelectorAll('[data-testid="assistant-message"]');
+        return answers[answers.length - 1]?.textContent?.includes(wanted) ?? false;
+      },
+      text,
+      { timeout: timeoutMs, polling: 'raf' },
+    );
+  }
+
   sessionLinks(): Locator {
     return this.page.getByTestId('session-list').getByRole('link');
   }

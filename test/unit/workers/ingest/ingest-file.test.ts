@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseChunkLocation } from '../../../../src/core/rag';
+import { StorageError } from '../../../../src/storage';
 import { createIngestHost } from '../../../../src/workers/ingest/ingest-host';
 import { loadProjectFiles } from '../../../../src/workers/ingest/load-project-files';
 import type { IngestProgress } from '../../../../src/workers/ingest/ingest-file';
@@ -124,6 +125,21 @@ describe('ingestFiles', () => {
     const stored = await stores.files.listByProject(PROJECT);
     expect(stored.map((file) => file.status)).toEqual(['error', 'no_text', 'error']);
     expect(stored[0]?.error).toMatch(/password/);
+  });
+
+  it('leaves nothing behind and passes the error on when storage is full mid-file', async () => {
+    const stores = await createRagStores();
+    const full = new StorageError('quota_exceeded');
+    const host = createIngestHost({
+      ...stores,
+      chunks: { ...stores.chunks, replaceForFile: () => Promise.reject(full) },
+    });
+    const progress: IngestProgress[] = [];
+    await expect(
+      host.ingestFiles('job', PROJECT, [fixtureInput('retry.ts')], (event) => progress.push(event)),
+    ).rejects.toBe(full);
+    expect(await stores.files.listByProject(PROJECT)).toEqual([]);
+    expect(progress.at(-1)?.stage).toBe('failed');
   });
 
   it('stores an image as an image with its size and a token estimate', async () => {
