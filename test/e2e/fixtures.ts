@@ -2,6 +2,7 @@ import { test as base, expect } from '@playwright/test';
 import { startMockLlm, type MockLlm } from '../mock-llm/server';
 import { ChatPage } from './pages/chat-page';
 import { SettingsPage } from './pages/settings-page';
+import { placesHolding, readStoredText } from './support/stored-text';
 
 interface WorkerFixtures {
   /** One mock LLM server per Playwright worker; tests in a worker run one at a time. */
@@ -16,7 +17,18 @@ interface TestFixtures {
   cspViolations: string[];
   /** Automatic: fails the test when Cache Storage holds anything from another origin. */
   sameOriginCaches: void;
+  /**
+   * Automatic (suite 10 of issue 12, over the whole e2e suite): every API key the test stored
+   * with a provider is a canary; after the test it must appear in no request to another URL
+   * than its provider's, no request body, no console line, and nowhere in localStorage,
+   * sessionStorage, Cache Storage or IndexedDB outside the `providers` table. (The build's
+   * precached files are read by URL only here; reliability/key-hygiene.e2e.ts reads them whole.)
+   */
+  keyHygiene: void;
 }
+
+/** Keys shorter than this are placeholders ('', 'bad-key') that could match anything. */
+const MIN_CANARY_KEY_LENGTH = 8;
 
 /** Chromium's console line for a blocked resource or script, in pages and workers. */
 const CSP_CONSOLE_PATTERN = /Content Security Policy/i;
@@ -89,6 +101,41 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
         cachedUrls.filter((url) => new URL(url).origin !== appOrigin),
         'cross-origin entries in Cache Storage',
       ).toEqual([]);
+    },
+    { auto: true },
+  ],
+  keyHygiene: [
+    async ({ page, baseURL, llm }, use) => {
+      const consoleLines: string[] = [];
+      page.on('console', (message) => consoleLines.push(message.text()));
+      page.on('worker', (worker) => worker.on('console', (message) => consoleLines.push(message.text())));
+      const requests: Array<{ url: string; text: string }> = [];
+      page.context().on('request', (request) => {
+        requests.push({
+          url: request.url(),
+          text: `${request.url()} ${JSON.stringify(request.headers())} ${request.postData() ?? ''}`,
+        });
+      });
+      await use();
+      const appOrigin = new URL(baseURL ?? '').origin;
+      if (page.isClosed() || new URL(page.url()).origin !== appOrigin) return;
+      const stored = await readStoredText(page, { shouldReadPrecache: false });
+      const canaries = stored.providers.filter((provider) => provider.apiKey.length >= MIN_CANARY_KEY_LENGTH);
+      for (const { apiKey, baseUrl } of canaries) {
+        const providerBase = baseUrl.replace(/\/+$/, '');
+        const isToProvider = (url: string): boolean => url === providerBase || url.startsWith(`${providerBase}/`);
+        const places: Record<string, string> = {
+          localStorage: stored.localStorage,
+          sessionStorage: stored.sessionStorage,
+          'Cache Storage': stored.cacheStorage,
+          console: consoleLines.join('\n'),
+          'requests to other URLs': requests.filter((request) => !isToProvider(request.url)).map((request) => request.text).join('\n'),
+          'request bodies the mock server received': llm.requests().map((request) => request.rawBody).join('\n'),
+          'requests the mock web pages received': JSON.stringify(llm.web.requests()),
+          ...Object.fromEntries(Object.entries(stored.tables).map(([name, text]) => [`IndexedDB ${name}`, text])),
+        };
+        expect(placesHolding(places, apiKey), `places holding the API key of ${providerBase}`).toEqual([]);
+      }
     },
     { auto: true },
   ],

@@ -128,6 +128,8 @@ test.describe('installable app', () => {
     baseURL,
     cspViolations,
   }, testInfo) => {
+    // It launches a second, non-incognito Chromium to ask about installability.
+    test.slow();
     await page.goto('/');
     expect(await waitForServiceWorker(page)).toBe('activated');
 

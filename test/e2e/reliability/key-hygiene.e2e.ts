@@ -5,12 +5,14 @@ import { InspectorPage } from '../pages/inspector-page';
 import { SettingsStoragePage } from '../pages/settings-storage-page';
 import { SettingsToolsPage } from '../pages/settings-tools-page';
 import { ShellPage } from '../pages/shell-page';
+import { placesHolding, readStoredText } from '../support/stored-text';
 
 /**
  * Suite 10 (issue 12): a canary API key goes in through Settings, the app is used (a chat
  * answer, a tool call, the inspector, an export without keys), then every place a key could
  * leak to is searched for it. Only the providers table and the requests to the provider may
- * hold it.
+ * hold it. Every other e2e test runs the same scan on the keys it configured (the `keyHygiene`
+ * fixture in ../fixtures.ts); this one adds the export and the inspector.
  */
 test.describe('API key hygiene', () => {
   test('the key appears nowhere but in the providers table and the requests to the provider', async ({ page, settings, chat, llm }) => {
@@ -65,48 +67,7 @@ test.describe('API key hygiene', () => {
     const exported = await readFile(await download.path(), 'utf8');
     expect(exported, 'the export holds the chat').toContain('Tell me about llamas');
 
-    const stored = await page.evaluate(async () => {
-      const local = JSON.stringify(Object.entries(localStorage));
-      const session = JSON.stringify(Object.entries(sessionStorage));
-      const cached: string[] = [];
-      if ('caches' in window) {
-        for (const name of await caches.keys()) {
-          const cache = await caches.open(name);
-          for (const request of await cache.keys()) {
-            const response = await cache.match(request);
-            cached.push(request.url, (await response?.text()) ?? '');
-          }
-        }
-      }
-      const db = await new Promise<IDBDatabase>((resolve, reject) => {
-        const open = indexedDB.open('carrel');
-        open.onsuccess = () => resolve(open.result);
-        open.onerror = () => reject(new Error(String(open.error)));
-      });
-      const tables: Record<string, string> = {};
-      let providerRows = '';
-      for (const name of [...db.objectStoreNames]) {
-        const rows = await new Promise<unknown[]>((resolve, reject) => {
-          const request = db.transaction(name, 'readonly').objectStore(name).getAll();
-          request.onsuccess = () => resolve(request.result);
-          request.onerror = () => reject(new Error(String(request.error)));
-        });
-        // Blobs and typed arrays stringify to {}: their text is read too.
-        const texts = await Promise.all(rows.map(async (row) => JSON.stringify(row) + (await readBlobs(row))));
-        if (name === 'providers') providerRows = texts.join('\n');
-        else tables[name] = texts.join('\n');
-      }
-      db.close();
-      return { local, session, cached: cached.join('\n'), tables, providerRows };
-
-      async function readBlobs(value: unknown): Promise<string> {
-        if (value instanceof Blob) return value.text();
-        if (Array.isArray(value)) return (await Promise.all(value.map(readBlobs))).join('');
-        if (value !== null && typeof value === 'object')
-          return (await Promise.all(Object.values(value).map(readBlobs))).join('');
-        return '';
-      }
-    });
+    const stored = await readStoredText(page);
 
     // The scan is only meaningful if the key did go where it belongs.
     expect(stored.providerRows, 'the key is stored with its provider').toContain(canary);
@@ -115,9 +76,9 @@ test.describe('API key hygiene', () => {
     expect(providerRequests.every((request) => request.headers['authorization'] === `Bearer ${canary}`)).toBe(true);
 
     const places: Record<string, string> = {
-      localStorage: stored.local,
-      sessionStorage: stored.session,
-      'Cache Storage': stored.cached,
+      localStorage: stored.localStorage,
+      sessionStorage: stored.sessionStorage,
+      'Cache Storage': stored.cacheStorage,
       console: consoleLines.join('\n'),
       export: exported,
       inspector: inspectorText,
@@ -126,8 +87,7 @@ test.describe('API key hygiene', () => {
       'bodies sent to the provider': JSON.stringify(providerRequests.map((request) => request.rawBody)),
       ...Object.fromEntries(Object.entries(stored.tables).map(([name, text]) => [`IndexedDB ${name}`, text])),
     };
-    const leaks = Object.entries(places).flatMap(([place, text]) => (text.includes(canary) ? [place] : []));
-    expect(leaks, 'places holding the API key').toEqual([]);
+    expect(placesHolding(places, canary), 'places holding the API key').toEqual([]);
     expect(otherRequests.length, 'the scan saw the app load').toBeGreaterThan(0);
     expect(llm.web.requests().some((request) => request.path === '/web/pages/llamas')).toBe(true);
   });
