@@ -2,6 +2,7 @@ import type { ChatMessageSimple, ToolDefinition } from '../model';
 import type { Result } from '../../util/result';
 import { err, ok } from '../../util/result';
 import { allocateBudget, decideProjectMode, resolveReservedOutput } from './budget';
+import { sharePricing } from './parts/block-pricing';
 import type { Block, PartEnv } from './parts/part';
 import { CONTEXT_PARTS } from './parts/registry';
 import { expandPlaceholders, type PlaceholderValues } from './placeholders';
@@ -16,6 +17,7 @@ import type {
   ContextMessage,
   ContextTool,
   DroppedItem,
+  DropReason,
   ProjectMode,
   RequiredPartName,
 } from './types';
@@ -166,11 +168,26 @@ export function prepareEnv(input: ContextInput): Result<PartEnv, ContextError> {
     placeholders,
     ...resolveCustomAgent(input, placeholders),
     reminderLines,
-    removeFromText: removeFromText ?? removeDisplayArtifacts,
-    hasTextAfterRemoval:
-      removeFromText === undefined
-        ? (text) => !isOnlyDisplayArtifacts(text)
-        : (text) => removeFromText(text).length > 0,
+    pricing: sharePricing(
+      {
+        counter: input.tokenCounter,
+        encoding: input.model.encoding,
+        calibrationFactor: input.calibrationFactor,
+        providerKind: input.providerKind,
+        hasVision: input.model.hasVision,
+        removeFromText,
+      },
+      (meter) => ({
+        meter,
+        providerKind: input.providerKind,
+        hasVision: input.model.hasVision,
+        removeFromText: removeFromText ?? removeDisplayArtifacts,
+        hasTextAfterRemoval:
+          removeFromText === undefined
+            ? (text) => !isOnlyDisplayArtifacts(text)
+            : (text) => removeFromText(text).length > 0,
+      }),
+    ),
   });
 }
 
@@ -221,8 +238,9 @@ export function assembleContext(input: ContextInput): Result<AssembledContext, C
   const dropped: DroppedItem[] = [];
   for (const part of CONTEXT_PARTS) {
     const output = part.collect(env);
-    blocks.push(...output.blocks);
-    dropped.push(...output.dropped);
+    // One by one: a spread of a long history's blocks could pass the engine's argument limit.
+    for (const block of output.blocks) blocks.push(block);
+    for (const item of output.dropped) dropped.push(item);
   }
 
   // 2. Allocate: pure arithmetic on the window, the reserved output and the tools offered.
@@ -241,35 +259,79 @@ export function assembleContext(input: ContextInput): Result<AssembledContext, C
   const trimmed = trimToBudget(blocks, strategy, budget.inputBudget, env);
   if (!trimmed.ok) return err(describeDoesNotFit(trimmed.error));
 
-  // 4. Render: kept blocks in order with their markers; report what was left out and why.
+  // 4. Render: kept blocks in order with their markers; what was left out is reported lazily.
+  const { kept, reasons, markers } = trimmed.value;
   const messages: ContextMessage[] = [];
-  const markersByIndex = new Map(
-    trimmed.value.markers.map((entry) => [entry.beforeIndex, entry.messages]),
-  );
-  blocks.forEach((block, index) => {
-    const markers = markersByIndex.get(index);
-    if (markers !== undefined) messages.push(...markers);
-    if (trimmed.value.kept[index] === true) {
-      messages.push(...block.render());
-      return;
+  let markerAt = 0;
+  for (let index = 0; index < blocks.length; index++) {
+    const placed = markers[markerAt];
+    if (placed !== undefined && placed.beforeIndex === index) {
+      messages.push(...placed.messages);
+      markerAt++;
     }
-    const reason = trimmed.value.reasons[index] ?? 'budget';
+    if (kept[index] === true) messages.push(...(blocks[index]?.render() ?? []));
+  }
+
+  return ok(
+    withLazyDropped(
+      {
+        messages,
+        totalTokens: trimmed.value.totalTokens,
+        budget,
+        dropped,
+        projectMode: env.projectMode,
+        nextDocumentNumber: findLastDocumentNumber(env) + 1,
+      },
+      () => reportDropped(blocks, kept, reasons, dropped),
+    ),
+  );
+}
+
+/** Every message of a block the trim left out, with its price and why (after `before`). */
+function reportDropped(
+  blocks: readonly Block[],
+  kept: readonly boolean[],
+  reasons: ReadonlyArray<DropReason | undefined>,
+  before: readonly DroppedItem[],
+): DroppedItem[] {
+  const dropped = [...before];
+  for (let index = 0; index < blocks.length; index++) {
+    const block = blocks[index];
+    if (block === undefined || kept[index] === true) continue;
+    const reason = reasons[index] ?? 'budget';
     for (const item of block.price()) {
       const entry: DroppedItem = { kind: item.kind, reason, tokens: item.tokens };
       if (block.sourceId) entry.sourceId = block.sourceId;
       if (item.kind === 'file') entry.fileNames = block.files.map((file) => file.name);
       dropped.push(entry);
     }
-  });
+  }
+  return dropped;
+}
 
-  return ok({
-    messages,
-    totalTokens: trimmed.value.totalTokens,
-    budget,
-    dropped,
-    projectMode: env.projectMode,
-    nextDocumentNumber: findLastDocumentNumber(env) + 1,
+/**
+ * `dropped` lists every message left out, one entry each: at 10,000 messages that is some
+ * 10,000 objects per cycle that the agent loop never reads. It is built on first read (an
+ * enumerable getter, so spreading, JSON, structured cloning and equality see a plain array)
+ * and is the same array on every later read; assigning replaces it.
+ */
+function withLazyDropped(context: AssembledContext, build: () => DroppedItem[]): AssembledContext {
+  const settle = (value: DroppedItem[]): DroppedItem[] => {
+    Object.defineProperty(context, 'dropped', {
+      value,
+      writable: true,
+      enumerable: true,
+      configurable: true,
+    });
+    return value;
+  };
+  Object.defineProperty(context, 'dropped', {
+    get: () => settle(build()),
+    set: settle,
+    enumerable: true,
+    configurable: true,
   });
+  return context;
 }
 
 /** The messages as the LLM adapter takes them. */

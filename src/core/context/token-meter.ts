@@ -73,21 +73,23 @@ export function createTokenMeter(
   counter: TokenCounter,
   encoding: TokenEncodingName,
   calibrationFactor = NEUTRAL_CALIBRATION_FACTOR,
+  lifetime: 'request' | 'shared' = 'request',
 ): TokenMeter {
   const memo = memoFor(counter, encoding);
   // Placeholders repeat hundreds of times in one request: a plain map in front of the memo
-  // spares its recency bookkeeping.
-  const seen = new Map<string, number>();
+  // spares its recency bookkeeping. A meter shared across requests goes to the bounded memo
+  // only, so it never holds more than the memo does.
+  const seen = lifetime === 'request' ? new Map<string, number>() : null;
   return {
     countText(text) {
-      let count = seen.get(text);
+      let count = seen?.get(text);
       if (count !== undefined) return count;
       count = memo.get(text);
       if (count === undefined) {
         count = counter.count(text, encoding);
         if (text.length <= COUNT_MEMO_MAX_TEXT_CHARS) memo.set(text, count);
       }
-      seen.set(text, count);
+      seen?.set(text, count);
       return count;
     },
     priceMessage: (contentTokens) =>

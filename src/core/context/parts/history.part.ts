@@ -2,17 +2,41 @@ import type { ChatMessageSimple } from '../../model';
 import { priceAssistantSteps } from '../render/render-assistant';
 import { priceUserMessage } from '../render/render-user';
 import type { DroppedItem } from '../types';
+import type { BlockPricing } from './block-pricing';
 import type { Block, ContextPart, PartEnv } from './part';
+
+/** A message's blocks as priced for one pricing and pin state. */
+interface PricedOlderMessage {
+  pricing: BlockPricing;
+  isPinned: boolean;
+  blocks: readonly Block[];
+}
+
+/**
+ * The agent assembles once per cycle from the same chain, and the next turn's chain holds the
+ * same message objects (the worker's session cache): a message's blocks, which are immutable
+ * and read nothing but the message and the shared pricing, are priced once and reused while
+ * the pricing and the pin state are the same. Stored messages are never changed in place (an
+ * edit or a pin is a new message object from storage), and a collected message goes with its
+ * entry.
+ */
+const pricedByMessage = new WeakMap<ChatMessageSimple, PricedOlderMessage>();
 
 function priceOlderMessage(
   env: PartEnv,
   message: ChatMessageSimple,
   isPinned: boolean,
-  blocks: Block[],
-): void {
+): readonly Block[] {
+  const { pricing } = env;
+  const memo = pricedByMessage.get(message);
+  if (memo !== undefined && memo.pricing === pricing && memo.isPinned === isPinned)
+    return memo.blocks;
   const part = isPinned ? 'pinned' : 'history';
-  if (message.role === 'user') priceUserMessage(message, env, part, isPinned, blocks);
-  else priceAssistantSteps(message.steps, message.id, false, env, part, isPinned, blocks);
+  const blocks: Block[] = [];
+  if (message.role === 'user') priceUserMessage(message, pricing, part, isPinned, blocks);
+  else priceAssistantSteps(message.steps, message.id, false, pricing, part, isPinned, blocks);
+  pricedByMessage.set(message, { pricing, isPinned, blocks });
+  return blocks;
 }
 
 /**
@@ -26,13 +50,12 @@ export const historyPart: ContextPart = {
     const blocks: Block[] = [];
     for (let index = 0; index < env.anchorIndex; index++) {
       const message = env.conversation[index];
-      if (message !== undefined) priceOlderMessage(env, message, message.isPinned, blocks);
+      if (message === undefined) continue;
+      for (const block of priceOlderMessage(env, message, message.isPinned)) blocks.push(block);
     }
     const dropped: DroppedItem[] = [];
     for (const message of env.excluded) {
-      const excluded: Block[] = [];
-      priceOlderMessage(env, message, false, excluded);
-      for (const block of excluded) {
+      for (const block of priceOlderMessage(env, message, false)) {
         for (const item of block.price()) {
           dropped.push({
             kind: item.kind,

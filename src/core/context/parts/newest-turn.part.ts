@@ -13,11 +13,21 @@ export const newestTurnPart: ContextPart = {
     for (let index = env.anchorIndex; index < env.conversation.length; index++) {
       const message = env.conversation[index];
       if (message === undefined) continue;
-      if (message.role === 'user') priceUserMessage(message, env, 'newest_turn', true, blocks);
-      else priceAssistantSteps(message.steps, message.id, true, env, 'newest_turn', true, blocks);
+      if (message.role === 'user')
+        priceUserMessage(message, env.pricing, 'newest_turn', true, blocks);
+      else
+        priceAssistantSteps(
+          message.steps,
+          message.id,
+          true,
+          env.pricing,
+          'newest_turn',
+          true,
+          blocks,
+        );
     }
     const turnSteps = env.input.turnSteps ?? [];
-    priceAssistantSteps(turnSteps, undefined, true, env, 'newest_turn', true, blocks);
+    priceAssistantSteps(turnSteps, undefined, true, env.pricing, 'newest_turn', true, blocks);
     return { blocks, dropped: [] };
   },
 };

@@ -1,5 +1,6 @@
 import type { ChatMessageSimple, MessageId } from '../../model';
 import type { PlaceholderValues } from '../placeholders';
+import type { BlockPricing } from './block-pricing';
 import type { SectionContext } from '../system-prompt/section';
 import type {
   ContextInput,
@@ -98,9 +99,8 @@ export interface PartEnv {
   customAgentText: string | null;
   customAgentLabel: string | undefined;
   reminderLines: string[];
-  removeFromText: (text: string) => string;
-  /** Whether `removeFromText` leaves any text, answered without running it when it can be. */
-  hasTextAfterRemoval: (text: string) => boolean;
+  /** What chat blocks are priced and rendered with, shared by requests that agree on it. */
+  pricing: BlockPricing;
 }
 
 export interface PartOutput {

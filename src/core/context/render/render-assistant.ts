@@ -7,13 +7,8 @@ import type {
   MessageId,
   ToolCall,
 } from '../../model';
-import {
-  ConversationBlock,
-  NO_FILES,
-  type Block,
-  type PartEnv,
-  type PricedMessage,
-} from '../parts/part';
+import type { BlockPricing } from '../parts/block-pricing';
+import { ConversationBlock, NO_FILES, type Block, type PricedMessage } from '../parts/part';
 import type { ContextMessage, RequiredPartName } from '../types';
 
 /** Results of earlier turns are replaced by this (seed 001): long, and already used. */
@@ -60,7 +55,7 @@ function renderToolResult(call: ToolCall, isCurrentTurn: boolean): LlmToolResult
 function priceToolResults(
   calls: readonly ToolCall[],
   isCurrentTurn: boolean,
-  env: PartEnv,
+  env: BlockPricing,
 ): number {
   let tokens = 0;
   for (const call of calls) {
@@ -91,7 +86,7 @@ class StepBlock extends ConversationBlock {
   readonly files = NO_FILES;
   readonly #step: AssistantStep;
   readonly #isCurrentTurn: boolean;
-  readonly #env: PartEnv;
+  readonly #env: BlockPricing;
   readonly #callTokens: number;
   readonly #resultTokens: number;
 
@@ -100,7 +95,7 @@ class StepBlock extends ConversationBlock {
     hasText: boolean,
     sourceId: MessageId | undefined,
     isCurrentTurn: boolean,
-    env: PartEnv,
+    env: BlockPricing,
     part: RequiredPartName,
     isRequired: boolean,
   ) {
@@ -133,6 +128,11 @@ class StepBlock extends ConversationBlock {
     ];
   }
 
+  #withSource(message: ContextMessage): ContextMessage {
+    if (this.sourceId) message.sourceId = this.sourceId;
+    return message;
+  }
+
   render(): ContextMessage[] {
     const step = this.#step;
     const isCurrentTurn = this.#isCurrentTurn;
@@ -155,19 +155,24 @@ class StepBlock extends ConversationBlock {
         ...(call.providerState ? { providerState: call.providerState } : {}),
       });
     }
-    const source = this.sourceId ? { sourceId: this.sourceId } : {};
-    const [call, result] = this.price();
-    const messages: ContextMessage[] = [];
-    if (call) messages.push({ ...call, message: { role: 'assistant', content }, ...source });
-    if (result) {
-      messages.push({
-        ...result,
-        message: {
-          role: 'tool',
-          content: step.toolCalls.map((item) => renderToolResult(item, isCurrentTurn)),
-        },
-        ...source,
-      });
+    const messages: ContextMessage[] = [
+      this.#withSource({
+        kind: this.messageCount === 1 ? 'assistant' : 'tool_call',
+        tokens: this.#callTokens,
+        message: { role: 'assistant', content },
+      }),
+    ];
+    if (this.messageCount === 2) {
+      messages.push(
+        this.#withSource({
+          kind: 'tool_result',
+          tokens: this.#resultTokens,
+          message: {
+            role: 'tool',
+            content: step.toolCalls.map((item) => renderToolResult(item, isCurrentTurn)),
+          },
+        }),
+      );
     }
     return messages;
   }
@@ -182,7 +187,7 @@ export function priceAssistantSteps(
   steps: readonly AssistantStep[],
   sourceId: MessageId | undefined,
   isCurrentTurn: boolean,
-  env: PartEnv,
+  env: BlockPricing,
   part: RequiredPartName,
   isRequired: boolean,
   blocks: Block[],

@@ -1,11 +1,11 @@
 import type { Attachment, LlmImagePart, LlmTextPart, MessageId, UserMessage } from '../../model';
 import { estimateImageTokens } from '../../tokens';
+import type { BlockPricing } from '../parts/block-pricing';
 import {
   ConversationBlock,
   NO_FILES,
   type Block,
   type CarriedFile,
-  type PartEnv,
   type PricedMessage,
 } from '../parts/part';
 import type { ContextMessage, RequiredPartName } from '../types';
@@ -52,7 +52,7 @@ function renderFilesText(files: readonly Attachment[]): string {
  * Tokens of that message's content: stored counts for the file texts (never re-tokenized), the
  * rest (prefix, headers, notices) counted as if the texts were empty.
  */
-function priceFilesText(files: readonly Attachment[], env: PartEnv): number {
+function priceFilesText(files: readonly Attachment[], env: BlockPricing): number {
   let contentTokens = 0;
   let framing = FILES_PREFIX;
   files.forEach((file, index) => {
@@ -73,8 +73,8 @@ function imageMarker(image: Attachment, reason: string): string {
   return `[Image attached: ${image.name}${size}. ${reason}]`;
 }
 
-function estimateAttachmentImage(image: Attachment, env: PartEnv): number {
-  return image.image ? estimateImageTokens(env.input.providerKind, image.image) : image.tokenCount;
+function estimateAttachmentImage(image: Attachment, env: BlockPricing): number {
+  return image.image ? estimateImageTokens(env.providerKind, image.image) : image.tokenCount;
 }
 
 /** F: a turn's files, priced from stored counts; their texts are joined only if it is sent. */
@@ -88,7 +88,7 @@ class FilesBlock extends ConversationBlock {
   constructor(
     message: UserMessage,
     attachments: readonly Attachment[],
-    env: PartEnv,
+    env: BlockPricing,
     part: RequiredPartName,
     isRequired: boolean,
   ) {
@@ -116,7 +116,7 @@ class FilesBlock extends ConversationBlock {
 }
 
 /** The message text, or a notice when it is empty, and its images (or a marker for each). */
-function resolveUserContent(message: UserMessage, env: PartEnv) {
+function resolveUserContent(message: UserMessage, env: BlockPricing) {
   const isEmpty = message.text.trim().length === 0;
   let text = isEmpty ? EMPTY_USER_TEXT : message.text;
   let contentTokens = isEmpty ? env.meter.countText(EMPTY_USER_TEXT) : message.textTokenCount;
@@ -125,7 +125,7 @@ function resolveUserContent(message: UserMessage, env: PartEnv) {
   for (const image of message.attachments) {
     if (image.kind !== 'image') continue;
     const dataUrl = image.image?.dataUrl;
-    if (!env.input.model.hasVision) {
+    if (!env.hasVision) {
       markerText += `\n${imageMarker(image, 'This model cannot see images.')}`;
     } else if (dataUrl === undefined || image.status !== 'ready') {
       markerText += `\n${imageMarker(image, 'The image data is not available.')}`;
@@ -152,9 +152,14 @@ class UserBlock extends ConversationBlock {
   readonly messageCount = 1;
   readonly files = NO_FILES;
   readonly #message: UserMessage;
-  readonly #env: PartEnv;
+  readonly #env: BlockPricing;
 
-  constructor(message: UserMessage, env: PartEnv, part: RequiredPartName, isRequired: boolean) {
+  constructor(
+    message: UserMessage,
+    env: BlockPricing,
+    part: RequiredPartName,
+    isRequired: boolean,
+  ) {
     super(part, isRequired);
     this.tokens = env.meter.priceMessage(resolveUserContent(message, env).contentTokens);
     this.#message = message;
@@ -191,7 +196,7 @@ class UserBlock extends ConversationBlock {
  */
 export function priceUserMessage(
   message: UserMessage,
-  env: PartEnv,
+  env: BlockPricing,
   part: RequiredPartName,
   isRequired: boolean,
   blocks: Block[],

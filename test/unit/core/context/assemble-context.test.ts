@@ -113,6 +113,37 @@ describe('assembleContext', () => {
     expect(result.value.dropped.map((item) => item.reason)).toEqual(['strategy', 'strategy']);
   });
 
+  it('reports what it dropped as a plain list: the same on every read, cloned, spread and sent as JSON', () => {
+    const chain = buildChain([
+      buildUserMessage({ text: 'one' }),
+      buildAssistantMessage({ steps: [{ text: 'two' }] }),
+      buildUserMessage({ text: 'three' }),
+    ]);
+    const result = assembleContext(
+      buildInput({ chain, historyStrategy: { kind: 'buffered', size: 0 } }),
+    );
+    if (!result.ok) throw new Error(result.error.message);
+    const context = result.value;
+    const expected = [
+      { kind: 'user', reason: 'strategy', tokens: 5, sourceId: chain[0]?.id },
+      { kind: 'assistant', reason: 'strategy', tokens: 5, sourceId: chain[1]?.id },
+    ];
+    expect(Object.keys(context)).toEqual([
+      'messages',
+      'totalTokens',
+      'budget',
+      'dropped',
+      'projectMode',
+      'nextDocumentNumber',
+    ]);
+    expect(structuredClone(context).dropped).toEqual(expected);
+    expect({ ...context }.dropped).toEqual(expected);
+    expect((JSON.parse(JSON.stringify(context)) as typeof context).dropped).toEqual(expected);
+    expect(context.dropped).toBe(context.dropped);
+    context.dropped = [];
+    expect(context.dropped).toEqual([]);
+  });
+
   it('never reads the stored text to count it: stored counts are trusted as they are', () => {
     const user = { ...buildUserMessage({ text: 'short' }), textTokenCount: 1234 };
     const result = assembleContext(buildInput({ chain: buildChain([user]) }));
