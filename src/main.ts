@@ -21,18 +21,10 @@ import { RouterState } from './state/router.svelte';
 import { SessionsState } from './state/sessions.svelte';
 import { SettingsState } from './state/settings.svelte';
 import { StorageSettingsState } from './state/settings-storage.svelte';
-import {
-  attachSearchIndex,
-  createSearchIndex,
-  createStores,
-  importChatGptExport,
-  indexDatabase,
-  observe,
-  openCarrelDb,
-  renderSessionMarkdown,
-} from './storage';
+import { createStores, observe, openCarrelDb } from './storage';
 import { createAgentClient, type AgentClient } from './workers/agent/agent.client';
 import { startPwa } from './pwa/start-pwa';
+import { loadMarkdownRenderer } from './app/lib/markdown-loader.svelte';
 
 /** Composition root: builds stores and worker clients, then mounts the app. */
 async function start(): Promise<void> {
@@ -70,8 +62,13 @@ async function start(): Promise<void> {
       await Promise.all([providers.load(), settings.load()]);
     },
     saveFile: downloadTextFile,
-    importChatGpt: async (text) => importChatGptExport(db, text, { clock, tokens: await createTokenCounter() }),
+    // Import and export code is fetched when someone uses it, not at startup.
+    async importChatGpt(text) {
+      const { importChatGptExport } = await import('./storage/backup/import-chatgpt');
+      return importChatGptExport(db, text, { clock, tokens: await createTokenCounter() });
+    },
     async renderChatMarkdown(sessionId) {
+      const { renderSessionMarkdown } = await import('./storage/backup/export-markdown');
       const session = await stores.sessions.get(sessionId);
       if (!session) throw new Error('This chat no longer exists.');
       const chain = session.currentLeafId ? await stores.messages.loadChain(session.currentLeafId) : [];
@@ -88,7 +85,9 @@ async function start(): Promise<void> {
     notices,
     async buildSearchIndex() {
       // Built fresh (the worker writes messages through its own connection), then kept current
-      // with this tab's own writes until the session list changes again.
+      // with this tab's own writes until the session list changes again. MiniSearch is fetched
+      // on the first search.
+      const { attachSearchIndex, createSearchIndex, indexDatabase } = await import('./storage/search-index');
       const index = createSearchIndex();
       detachSearchIndex?.();
       detachSearchIndex = attachSearchIndex(db, index);
@@ -107,7 +106,6 @@ async function start(): Promise<void> {
     agent: workerClient,
     sessions: stores.sessions,
     notices,
-    loadTokenCounter: () => createTokenCounter(),
   });
   const chat = new ChatSessionState({
     agent: withNewChatAgent(workerClient, () => composer.agentId),
@@ -149,9 +147,23 @@ async function start(): Promise<void> {
     .then((recovered) => (recovered > 0 ? chat.reload() : undefined))
     .catch((error: unknown) => notices.report(error, 'Could not check for interrupted answers'));
   mount(App, { target, props: { context: { router, chat, providers, sessions, agents, composer, notices, settings, storage, projects, attachments, fileViewer, embedding: embeddingSettings } } });
-  // Service worker, update prompt, install button and offline indicator (src/pwa, issue 10).
-  const pwa = startPwa({ isGenerationRunning: () => chat.isRunning });
-  mount(PwaControls, { target: document.body, props: { pwa } });
+  afterFirstPaint(() => {
+    // Service worker, update prompt, install button and offline indicator (src/pwa, issue 10).
+    const pwa = startPwa({ isGenerationRunning: () => chat.isRunning });
+    mount(PwaControls, { target: document.body, props: { pwa } });
+    // Nearly every visit shows an answer: fetch the Markdown renderer now, not on the first one.
+    void loadMarkdownRenderer();
+  });
+}
+
+/**
+ * Runs work the first screen does not need after the browser has painted it: a timeout queued
+ * from an animation frame fires once that frame's paint is done. A tab opened in the background
+ * paints no frames, so there the work just waits for the current task to end.
+ */
+function afterFirstPaint(task: () => void): void {
+  if (document.visibilityState === 'hidden') setTimeout(task, 0);
+  else requestAnimationFrame(() => setTimeout(task, 0));
 }
 
 /**

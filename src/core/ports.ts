@@ -245,6 +245,12 @@ export interface MessageBranches {
   deleteBranch(messageId: MessageId): Promise<MessageId | null>;
   /** The visible chain of a session (root to current leaf), oldest first. */
   loadVisibleChain(sessionId: SessionId): Promise<ChatMessageSimple[]>;
+  /**
+   * The end of `leafId`'s chain below `ancestorId` (null: the root), oldest first, read message
+   * by message: what a turn added to a chain already shown. Null when `ancestorId` is not within
+   * `maxLength` messages above the leaf.
+   */
+  loadChainBelow(leafId: MessageId, ancestorId: MessageId | null, maxLength: number): Promise<ChatMessageSimple[] | null>;
 }
 
 /** Timers for the core (the checkpointer's trailing write), injected so tests control time. */

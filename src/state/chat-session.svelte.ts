@@ -9,6 +9,9 @@ import { closeUnsavedAnswers } from './unsaved-answers';
 
 export type { ChatItem, CompareGroup, SiblingPosition };
 
+/** A turn adds its question and the answer on the visible branch; more means something else changed. */
+const MAX_TURN_MESSAGES = 2;
+
 export interface ChatSessionDeps {
   agent: AgentClient;
   sessions: SessionStore;
@@ -25,7 +28,8 @@ export interface ChatSessionDeps {
  */
 export class ChatSessionState {
   session = $state<Session | null>(null);
-  chain = $state<ChatMessageSimple[]>([]);
+  /** Replaced whole, never edited in place: raw, so a thousand messages are not made into deep proxies. */
+  chain = $state.raw<ChatMessageSimple[]>([]);
   /** The user message being answered and the live answers, until the turn is saved. */
   pendingUser = $state<ChatMessageSimple | null>(null);
   liveAnswers = $state<AnswerView[]>([]);
@@ -63,6 +67,24 @@ export class ChatSessionState {
     const session = await this.deps.sessions.get(sessionId);
     const chain = session?.currentLeafId ? await this.deps.messages.loadChain(session.currentLeafId) : [];
     return { session: session ?? null, chain, isMissing: !session };
+  }
+
+  /**
+   * After a saved turn: the chain shown plus what the turn added below its end, read by id, so
+   * a long chat is not read and parsed again (and its rows keep their objects, so they do not
+   * render again). Null when the stored branch does not continue the chain shown (another tab
+   * switched it, say): the caller then loads the whole chain.
+   */
+  private async loadTurnEnd(sessionId: SessionId): Promise<Awaited<ReturnType<ChatSessionState['load']>> | null> {
+    const shown = this.chain;
+    const isSameChat = this.session === null ? shown.length === 0 : this.session.id === sessionId;
+    if (!isSameChat) return null;
+    const session = await this.deps.sessions.get(sessionId);
+    if (!session?.currentLeafId) return null;
+    const added = await this.deps.messages.loadChainBelow(session.currentLeafId, shown.at(-1)?.id ?? null, MAX_TURN_MESSAGES);
+    // The chain may have been replaced while the rows were read.
+    if (added === null || this.chain !== shown) return null;
+    return { session, chain: [...shown, ...added], isMissing: false };
   }
 
   /** Swaps in a loaded session in one synchronous step (no render sees half of it). */
@@ -174,7 +196,7 @@ export class ChatSessionState {
       if (sessionId) {
         isNew = this.session?.id !== sessionId;
         this.loadToken++;
-        loaded = await this.load(sessionId);
+        loaded = (result.ok ? await this.loadTurnEnd(sessionId) : null) ?? (await this.load(sessionId));
         if (!result.ok) {
           const runAnswerIds = this.liveAnswers.map((answer) => answer.messageId);
           loaded = { ...loaded, chain: closeUnsavedAnswers(loaded.chain, runAnswerIds) };

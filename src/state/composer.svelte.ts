@@ -1,5 +1,5 @@
 import type { Agent, AgentId, ModelRef, Session, SessionId } from '../core/model';
-import type { SessionStore, TokenCounter } from '../core/ports';
+import type { SessionStore } from '../core/ports';
 import type { AgentClient } from '../workers/agent/agent.client';
 import type { AssembledContext, WorkerError } from '../workers/agent/agent.api';
 import { isOverBudget, sameModel } from './context-summary';
@@ -9,20 +9,23 @@ import type { NoticesState } from './errors.svelte';
 
 /** Compare mode: at most this many models answer one question (the worker enforces it too). */
 export const MAX_COMPARE_MODELS = 3;
-/** The context preview waits for a pause in typing; the draft's own count is immediate. */
+/** The context preview waits for a pause in typing. */
 const PREVIEW_DEBOUNCE_MS = 350;
+/**
+ * The draft's own count is made by the agent worker (the tokenizer's ranks would otherwise load
+ * and run on the UI thread at the first keystroke): one request per short pause in typing.
+ */
+const DRAFT_COUNT_DEBOUNCE_MS = 60;
 
 export interface ComposerDeps {
-  agent: Pick<AgentClient, 'previewContext'>;
+  agent: Pick<AgentClient, 'previewContext' | 'countTokens'>;
   sessions: SessionStore;
   notices: NoticesState;
-  /** Loads the tokenizer on first use (a lazy chunk of about a megabyte). */
-  loadTokenCounter(): Promise<TokenCounter>;
 }
 
 /**
  * The composer's choices for the open chat (models, agent, draft) and what they would cost:
- * the draft's tokens, counted here, and the whole context, assembled by the worker's context
+ * the draft's tokens and the whole context, both counted by the agent worker, the context assembled by the worker's context
  * engine exactly as the next request would be.
  */
 export class ComposerState {
@@ -36,8 +39,9 @@ export class ComposerState {
   previewError = $state<WorkerError | null>(null);
   isOnline = $state(typeof navigator === 'undefined' ? true : navigator.onLine);
   private sessionId: SessionId | null = null;
-  private counter: TokenCounter | null = null;
-  private counterLoad: Promise<TokenCounter> | null = null;
+  private countTimer: ReturnType<typeof setTimeout> | undefined;
+  private countToken = 0;
+  private isCountFailing = false;
   private previewTimer: ReturnType<typeof setTimeout> | undefined;
   private previewToken = 0;
   private readonly onOnline = (): void => {
@@ -115,7 +119,7 @@ export class ComposerState {
   /** The draft was sent: clear it and look at the context again once the turn is saved. */
   clearDraft(): void {
     this.draft = '';
-    this.draftTokens = 0;
+    this.countDraft();
   }
 
   /** Recomputes the preview soon (after typing pauses, or after a turn was saved). */
@@ -160,26 +164,41 @@ export class ComposerState {
     });
   }
 
+  /** Counts the draft after a short pause; only the newest draft's count is shown. */
   private countDraft(): void {
-    if (this.counter) {
-      this.draftTokens = this.counter.count(this.draft);
+    clearTimeout(this.countTimer);
+    const token = ++this.countToken;
+    if (this.draft === '') {
+      this.draftTokens = 0;
       return;
     }
-    this.counterLoad ??= this.deps.loadTokenCounter();
-    this.counterLoad.then(
-      (counter) => {
-        this.counter = counter;
-        this.draftTokens = counter.count(this.draft);
-      },
-      (error: unknown) => {
-        this.counterLoad = null;
-        this.deps.notices.report(error, 'Could not load the token counter');
-      },
-    );
+    this.countTimer = setTimeout(() => void this.refreshDraftCount(token), DRAFT_COUNT_DEBOUNCE_MS);
+  }
+
+  private async refreshDraftCount(token: number): Promise<void> {
+    let failure: unknown;
+    try {
+      const result = await this.deps.agent.countTokens(this.draft);
+      if (token !== this.countToken) return;
+      if (result.ok) {
+        this.draftTokens = result.value;
+        this.isCountFailing = false;
+        return;
+      }
+      failure = new Error(result.error.message);
+    } catch (error) {
+      if (token !== this.countToken) return;
+      failure = error;
+    }
+    // Said once, not at every pause in typing; the count shows as unknown until one succeeds.
+    if (!this.isCountFailing) this.deps.notices.report(failure, 'Could not count the draft’s tokens');
+    this.isCountFailing = true;
+    this.draftTokens = null;
   }
 
   dispose(): void {
     clearTimeout(this.previewTimer);
+    clearTimeout(this.countTimer);
     if (typeof window !== 'undefined') {
       window.removeEventListener('online', this.onOnline);
       window.removeEventListener('offline', this.onOnline);

@@ -65,6 +65,6 @@ export {
   type StorageEstimateReport,
 } from './persistence';
 export { createSessionCache, type SessionCache, type SessionCacheStats } from './session-cache';
-export { attachSearchIndex, createSearchIndex, indexDatabase } from './search-index';
-export { renderSessionMarkdown } from './backup/export-markdown';
-export { importChatGptExport, type ChatGptImportReport } from './backup/import-chatgpt';
+// Not re-exported: search-index.ts (MiniSearch), backup/import-chatgpt.ts and
+// backup/export-markdown.ts are imported on first use (main.ts), so they stay out of the
+// startup script; a re-export here would pull them into it.

@@ -83,6 +83,29 @@ async function loadChainRows(db: CarrelDb, leafId: string): Promise<MessageRow[]
   return chain.reverse();
 }
 
+/**
+ * The rows from `leafId` up to (not including) `ancestorId`, oldest first, by keyed reads: a
+ * turn's few new rows cost a few reads, not the line range reads of a whole chain. Null when the
+ * walk meets the root, or takes more than `maxLength` rows, before it meets the ancestor.
+ */
+async function loadChainRowsBelow(
+  db: CarrelDb,
+  leafId: string,
+  ancestorId: string,
+  maxLength: number,
+): Promise<MessageRow[] | null> {
+  const rows: MessageRow[] = [];
+  for (let id = leafId; id !== ancestorId; ) {
+    if (id === ROOT_PARENT_ID || rows.length >= maxLength) return null;
+    const row = await db.messages.get(id);
+    if (row === undefined)
+      throw new StorageError('not_found', `Message ${id} in the chain of ${leafId} no longer exists.`);
+    rows.push(row);
+    id = row.parentId;
+  }
+  return rows.reverse();
+}
+
 /** Where a message the session has not seen goes: its parent's line if the next slot is free. */
 async function placeNewRow(db: CarrelDb, row: UnplacedMessageRow): Promise<LinePosition> {
   const parentRow =
@@ -172,6 +195,14 @@ export function createMessageStore(db: CarrelDb, clock: Clock): DexieMessageStor
           fromMessageRow,
         ),
       ),
+
+    loadChainBelow: (leafId, ancestorId, maxLength) =>
+      guardStorage(db, async () => {
+        const rows = await db.transaction('r', db.messages, () =>
+          loadChainRowsBelow(db, leafId, ancestorId ?? ROOT_PARENT_ID, maxLength),
+        );
+        return rows === null ? null : rows.map(fromMessageRow);
+      }),
 
     children: (sessionId, parentId) =>
       guardStorage(db, async () =>

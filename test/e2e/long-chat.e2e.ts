@@ -1,73 +1,8 @@
+import { buildLongChatTexts, seedSessionRows } from '../support/seed-session';
 import { expect, test } from './fixtures';
 
 const MESSAGE_COUNT = 1000;
 const SESSION_ID = 'long-session';
-
-/**
- * Writes a 1,000-message session straight into the app's IndexedDB (rows shaped as in
- * src/storage/db.ts), the way a restored backup would leave it. Runs in the page: raw IndexedDB,
- * no test hooks in the app.
- */
-async function seedLongSession({ count, sessionId }: { count: number; sessionId: string }): Promise<void> {
-  const open = indexedDB.open('carrel');
-  const db = await new Promise<IDBDatabase>((resolve, reject) => {
-    open.onsuccess = () => resolve(open.result);
-    open.onerror = () => reject(open.error ?? new Error('open failed'));
-  });
-  const now = Date.now() - count * 1000;
-  const tx = db.transaction(['sessions', 'messages'], 'readwrite');
-  const messages = tx.objectStore('messages');
-  let parentId = '';
-  for (let i = 0; i < count; i++) {
-    const id = `long-m${String(i)}`;
-    const isUser = i % 2 === 0;
-    const text = isUser
-      ? `Question number ${String(i)}: what about item ${String(i)}?`
-      : `Answer number ${String(i)}. Here is **some** detail about item ${String(i - 1)}.\n\n- one point\n- another point`;
-    const common = {
-      id,
-      sessionId,
-      parentId,
-      createdAt: now + i * 1000,
-      updatedAt: now + i * 1000,
-      isPinned: false,
-      isExcluded: false,
-      text,
-      tokenCount: 20,
-    };
-    messages.put(
-      isUser
-        ? { ...common, role: 'user', status: 'complete', textTokenCount: 20, attachments: [] }
-        : {
-            ...common,
-            role: 'assistant',
-            status: 'complete',
-            stopReason: 'completed',
-            steps: [{ text, textTokenCount: 20, toolCalls: [] }],
-            citations: [],
-          },
-    );
-    parentId = id;
-  }
-  tx.objectStore('sessions').put({
-    id: sessionId,
-    title: 'A very long chat',
-    projectId: null,
-    agentId: null,
-    models: [],
-    currentLeafId: parentId,
-    isPinned: false,
-    isArchived: false,
-    createdAt: now,
-    updatedAt: now + count * 1000,
-    version: 1,
-  });
-  await new Promise<void>((resolve, reject) => {
-    tx.oncomplete = () => resolve();
-    tx.onerror = () => reject(tx.error ?? new Error('write failed'));
-  });
-  db.close();
-}
 
 test('a 1,000-message chat opens at its newest message, renders only what is near the viewport, and scrolls', async ({
   page,
@@ -78,7 +13,26 @@ test('a 1,000-message chat opens at its newest message, renders only what is nea
   // Opening Settings creates (and upgrades) the app's database; a provider leaves onboarding.
   await settings.open();
   await settings.addProvider({ name: 'Mock', baseUrl: `${llm.url}/v1`, apiKey: 'sk-long-e2e', model: 'gpt-4o-mini' });
-  await page.evaluate(seedLongSession, { count: MESSAGE_COUNT, sessionId: SESSION_ID });
+  await page.evaluate(seedSessionRows, {
+    sessionId: SESSION_ID,
+    title: 'A very long chat',
+    texts: buildLongChatTexts(MESSAGE_COUNT),
+  });
+  // Every message row the list ever puts in the DOM while the chat opens.
+  await page.addInitScript(() => {
+    const keys = new Set<string>();
+    (window as unknown as { renderedRowKeys: Set<string> }).renderedRowKeys = keys;
+    new MutationObserver((records) => {
+      for (const record of records)
+        for (const node of record.addedNodes) {
+          if (!(node instanceof Element)) continue;
+          for (const row of [node, ...node.querySelectorAll('[data-key]')]) {
+            const key = row.getAttribute('data-key');
+            if (key) keys.add(key);
+          }
+        }
+    }).observe(document, { childList: true, subtree: true });
+  });
   await page.goto(`/#/chat/${SESSION_ID}`);
   await page.reload();
 
@@ -88,6 +42,12 @@ test('a 1,000-message chat opens at its newest message, renders only what is nea
   const rendered = await list.locator('[data-key]').count();
   expect(rendered).toBeGreaterThan(0);
   expect(rendered).toBeLessThan(80);
+  // It went straight to the end: the oldest rows were never rendered on the way.
+  const renderedWhileOpening = await page.evaluate(() => [
+    ...(window as unknown as { renderedRowKeys: Set<string> }).renderedRowKeys,
+  ]);
+  expect(renderedWhileOpening).not.toContain(`${SESSION_ID}-m0`);
+  expect(renderedWhileOpening.length).toBeLessThan(80);
 
   // Scroll to the very top: the first question appears, the newest rows are gone from the DOM.
   for (let attempt = 0; attempt < 20; attempt++) {

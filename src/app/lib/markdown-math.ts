@@ -1,4 +1,3 @@
-import katex from 'katex';
 import type MarkdownIt from 'markdown-it';
 import type { StateBlock, StateInline } from 'markdown-it';
 
@@ -7,7 +6,29 @@ import type { StateBlock, StateInline } from 'markdown-it';
  * plugin is installed, so these are two small parser rules. An inline `$` only opens math when
  * the next character is not a space and the closing `$` is not preceded by one and not followed
  * by a digit, so prices such as "$5 and $10" stay text.
+ *
+ * KaTeX is a lazy chunk (math-katex.ts): until `loadMath()` has resolved, math renders as its TeX
+ * source in a `.math-pending` element and the render sets `env.hasPendingMath`, so the caller can
+ * load KaTeX and render again.
  */
+
+export interface MathEnv {
+  /** Set by a render that met math before KaTeX had loaded. */
+  hasPendingMath?: boolean;
+}
+
+type MathRenderer = (tex: string, isDisplay: boolean) => string;
+
+let katexRenderer: MathRenderer | null = null;
+let katexLoad: Promise<void> | null = null;
+
+/** Loads KaTeX (script and stylesheet) once; later renders draw math with it. */
+export function loadMath(): Promise<void> {
+  katexLoad ??= import('./math-katex').then((module) => {
+    katexRenderer = module.renderMath;
+  });
+  return katexLoad;
+}
 
 const DOLLAR = 0x24;
 const BACKSLASH = 0x5c;
@@ -104,26 +125,20 @@ function parseBlockMath(state: StateBlock, startLine: number, endLine: number, s
   return true;
 }
 
-/** KaTeX output, or the source in a marked-up span when it does not parse. */
-export function renderMath(tex: string, isDisplay: boolean): string {
-  return katex.renderToString(tex, {
-    displayMode: isDisplay,
-    throwOnError: false,
-    // \href and \url could smuggle links past the link policy.
-    trust: false,
-    strict: 'ignore',
-    output: 'htmlAndMathml',
-  });
-}
-
 export function installMath(md: MarkdownIt): void {
+  const renderMath = (tex: string, isDisplay: boolean, env: MathEnv): string => {
+    if (katexRenderer) return katexRenderer(tex, isDisplay);
+    env.hasPendingMath = true;
+    return `<span class="math-pending">${md.utils.escapeHtml(tex)}</span>`;
+  };
   md.inline.ruler.after('escape', 'math_inline', parseInlineMath);
   md.block.ruler.after('blockquote', 'math_block', parseBlockMath, {
     alt: ['paragraph', 'reference', 'blockquote', 'list'],
   });
-  md.renderer.rules['math_inline'] = (tokens, index) => renderMath(tokens[index]?.content ?? '', false);
-  md.renderer.rules['math_display'] = (tokens, index) =>
-    `<span class="math-display">${renderMath(tokens[index]?.content ?? '', true)}</span>`;
-  md.renderer.rules['math_block'] = (tokens, index) =>
-    `<div class="math-block">${renderMath(tokens[index]?.content ?? '', true)}</div>\n`;
+  md.renderer.rules['math_inline'] = (tokens, index, _options, env: MathEnv) =>
+    renderMath(tokens[index]?.content ?? '', false, env);
+  md.renderer.rules['math_display'] = (tokens, index, _options, env: MathEnv) =>
+    `<span class="math-display">${renderMath(tokens[index]?.content ?? '', true, env)}</span>`;
+  md.renderer.rules['math_block'] = (tokens, index, _options, env: MathEnv) =>
+    `<div class="math-block">${renderMath(tokens[index]?.content ?? '', true, env)}</div>\n`;
 }

@@ -44,6 +44,7 @@ const TITLE_TIMEOUT_MS = 20_000;
 /** Settings key of the learned token calibration factors, by provider and model. */
 export const TOKEN_CALIBRATION_SETTING = 'tokenCalibration';
 const calibrationSchema = z.record(z.string(), z.number().positive());
+const countTokensRequestSchema = z.string();
 const calibrationKey = (providerId: string, modelId: string): string => `${providerId}/${modelId}`;
 
 /** The settings key of the user's edited system prompt (null: the default). */
@@ -327,6 +328,11 @@ export function createAgentHost(host: AgentHostDeps): AgentWorkerApi {
       } catch (error) {
         return { ok: false, error: toWorkerError(error) };
       }
+    },
+    countTokens(text) {
+      const parsed = countTokensRequestSchema.safeParse(text);
+      if (!parsed.success) return Promise.resolve({ ok: false, error: { code: 'invalid_request', message: 'Only text can be counted.' } });
+      return Promise.resolve({ ok: true, value: host.tokens.count(parsed.data) });
     },
     async previewContext(request) {
       try {

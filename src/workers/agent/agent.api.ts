@@ -61,6 +61,8 @@ export interface AgentWorkerApi {
    * storage, nothing kept. Tool steps inside that turn are not replayed (its first cycle).
    */
   previewContext(request: PreviewContextRequest): Promise<WorkerResult<AssembledContext>>;
+  /** The composer's draft count: tokens of `text` by the default encoding, counted off the UI thread. */
+  countTokens(text: string): Promise<WorkerResult<number>>;
   /** The web tools settings' Test button: one small search with the given (unsaved) settings. */
   testWebSearch(config: SearchBackendConfig): Promise<WorkerResult<{ resultCount: number }>>;
   /** The MCP settings' Test button: connects, lists the server's tools, disconnects. */

@@ -27,6 +27,7 @@ export interface AgentClient {
   recoverInterrupted(): Promise<number>;
   listModels(providerId: string): Promise<WorkerResult<ModelInfo[]>>;
   previewContext(request: PreviewContextRequest): Promise<WorkerResult<AssembledContext>>;
+  countTokens: AgentWorkerApi['countTokens'];
   testWebSearch: AgentWorkerApi['testWebSearch'];
   testMcpServer: AgentWorkerApi['testMcpServer'];
   /** Searches a project's files; aborting the signal cancels it in the worker (answer `aborted`). */
@@ -47,6 +48,7 @@ export function createAgentClient(): AgentClient {
     testWebSearch: (config) => api.testWebSearch(config),
     testMcpServer: (config) => api.testMcpServer(config),
     previewContext: (request) => api.previewContext(request),
+    countTokens: (text) => api.countTokens(text),
     async searchProject(request, signal) {
       if (signal.aborted) return { ok: false, error: SEARCH_CANCELLED };
       const searchId = crypto.randomUUID();

@@ -79,6 +79,13 @@ const api: AgentWorkerApi = {
       return { ok: false, error: { code: 'worker_setup', message: error instanceof Error ? error.message : String(error) } };
     }
   },
+  async countTokens(text) {
+    try {
+      return await (await getHost()).countTokens(text);
+    } catch (error) {
+      return { ok: false, error: { code: 'worker_setup', message: error instanceof Error ? error.message : String(error) } };
+    }
+  },
   async previewContext(request) {
     try {
       return await (await getHost()).previewContext(request);

@@ -1,11 +1,13 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { asFileId, type Citation } from '../../../src/core/model';
-import { renderMarkdownHtml } from '../../../src/app/lib/markdown';
+import { loadMath, renderMarkdownHtml } from '../../../src/app/lib/markdown';
 
 const WEB_SOURCE: Citation = { number: 1, title: 'Example page', url: 'https://example.com/page' };
 const FILE_SOURCE: Citation = { number: 2, title: 'report.pdf', fileId: asFileId('file-1') };
 
 describe('renderMarkdownHtml', () => {
+  beforeAll(() => loadMath());
+
   it('renders raw HTML from the model as text, never as tags', () => {
     const html = renderMarkdownHtml('<img src=x onerror=alert(1)> and <script>alert(1)</script>');
     expect(html).not.toContain('<img');
@@ -80,5 +82,24 @@ describe('renderMarkdownHtml', () => {
     const html = renderMarkdownHtml('Bad [1]', [{ number: 1, title: 'x', url: 'javascript:alert(1)' }]);
     expect(html).not.toContain('javascript:');
     expect(html).toContain('<button type="button" class="citation" data-citation="1"');
+  });
+});
+
+describe('math before KaTeX has loaded', () => {
+  it('shows the TeX source, escaped, until loadMath() resolves, then renders it with KaTeX', async () => {
+    vi.resetModules();
+    const fresh = await import('../../../src/app/lib/markdown');
+    const source = 'Order: $a<b$\n\n$$\n\\sum_i x_i\n$$';
+
+    const pending = fresh.renderMarkdownHtml(source);
+    expect(pending).toContain('<span class="math-pending">a&lt;b</span>');
+    expect(pending).toContain('<div class="math-block"><span class="math-pending">\\sum_i x_i');
+    expect(pending).not.toContain('katex');
+
+    await fresh.loadMath();
+    const rendered = fresh.renderMarkdownHtml(source);
+    expect(rendered).not.toContain('math-pending');
+    expect(rendered).toContain('class="katex"');
+    expect(rendered).toContain('katex-display');
   });
 });
