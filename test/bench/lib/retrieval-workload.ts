@@ -4,6 +4,7 @@ import {
   createKeywordIndex,
   createVectorIndex,
   type RetrievalChunk,
+  type VectorScan,
 } from '../../../src/core/rag';
 import { createRandom, summarizeSamples, type Spread } from './stats';
 import { createZipfProseSource } from './synthetic-text';
@@ -88,7 +89,11 @@ export interface RetrievalFigures {
   hybrid: Spread;
   /** The keyword half timed alone, to show where the time goes (skipped when not asked for). */
   keyword: Spread | null;
+  /** The scan the index chose here (WebAssembly SIMD where the engine validates it). */
+  scan: VectorScan;
   vectorFloat32: Spread;
+  /** The same float32 ranking with the JavaScript loop (the fallback without SIMD). */
+  vectorFloat32Js: Spread;
   vectorInt8: Spread;
   /** Share of float32's top-10 (vector ranking alone) that int8 also returns. */
   vectorRecallInt8: number;
@@ -147,6 +152,11 @@ export function measureRetrieval(
     (index) => floatVectors.search(queryAt(index).vector, CANDIDATES_PER_RANKING),
     queryCount,
   );
+  const jsVectors = createVectorIndex(entries, { useSimd: false });
+  const vectorFloat32Js = timeQueries(
+    (index) => jsVectors.search(queryAt(index).vector, CANDIDATES_PER_RANKING),
+    queryCount,
+  );
   const int8Vectors = createVectorIndex(entries, { isInt8: true });
   const vectorInt8 = timeQueries(
     (index) => int8Vectors.search(queryAt(index).vector, CANDIDATES_PER_RANKING),
@@ -164,7 +174,9 @@ export function measureRetrieval(
     buildMs,
     hybrid,
     keyword,
+    scan: floatVectors.scan,
     vectorFloat32,
+    vectorFloat32Js,
     vectorInt8,
     vectorRecallInt8: recall / queries.length,
     float32Bytes: floatVectors.matrixBytes,

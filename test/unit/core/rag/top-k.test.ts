@@ -43,17 +43,15 @@ describe('selectTopRows', () => {
   it('ranks only the candidate rows when given', () => {
     fc.assert(
       fc.property(
-        fc
-          .array(score, { minLength: 1, maxLength: 200 })
-          .chain((scores) =>
-            fc.tuple(
-              fc.constant(scores),
-              fc.uniqueArray(fc.integer({ min: 0, max: scores.length - 1 }), {
-                maxLength: scores.length,
-              }),
-              fc.integer({ min: 0, max: 60 }),
-            ),
+        fc.array(score, { minLength: 1, maxLength: 200 }).chain((scores) =>
+          fc.tuple(
+            fc.constant(scores),
+            fc.uniqueArray(fc.integer({ min: 0, max: scores.length - 1 }), {
+              maxLength: scores.length,
+            }),
+            fc.integer({ min: 0, max: 60 }),
           ),
+        ),
         ([scores, candidates, limit]) => {
           expect(
             Array.from(
