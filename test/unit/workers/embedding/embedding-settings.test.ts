@@ -7,7 +7,10 @@ import {
   readEmbeddingSettings,
 } from '../../../../src/workers/embedding/embedding-models';
 import { normalizeModelPaths } from '../../../../src/workers/embedding/model-cache';
-import { createQueryEmbedderLoader } from '../../../../src/workers/embedding/query-embedder';
+import {
+  createQueryEmbedderLoader,
+  QUERY_EMBEDDER_RETRY_MS,
+} from '../../../../src/workers/embedding/query-embedder';
 import { createRagStores } from '../rag-stores';
 import { TINY_MODEL_SETTINGS } from './tiny-model';
 
@@ -54,6 +57,34 @@ describe('createQueryEmbedderLoader', () => {
       Promise.reject(new Error('offline')),
     );
     expect(await loader()).toBeNull();
+  });
+
+  it('tries a model that failed again once the retry delay has passed, not before', async () => {
+    const { settings } = await createRagStores();
+    let time = 1_000;
+    let isOnline = false;
+    let attempts = 0;
+    const loader = createQueryEmbedderLoader(
+      settings,
+      {},
+      (current) => {
+        attempts++;
+        return isOnline
+          ? Promise.resolve(fakeEmbedder(current.modelId))
+          : Promise.reject(new Error('offline'));
+      },
+      () => time,
+    );
+    expect(await loader()).toBeNull();
+    isOnline = true;
+    time += QUERY_EMBEDDER_RETRY_MS - 1;
+    expect(await loader()).toBeNull();
+    expect(attempts).toBe(1);
+    time += 1;
+    expect((await loader())?.modelId).toBe(DEFAULT_EMBEDDING_SETTINGS.modelId);
+    time += QUERY_EMBEDDER_RETRY_MS * 10;
+    expect((await loader())?.modelId).toBe(DEFAULT_EMBEDDING_SETTINGS.modelId);
+    expect(attempts).toBe(2);
   });
 });
 
