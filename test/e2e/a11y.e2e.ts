@@ -1,7 +1,9 @@
 import AxeBuilder from '@axe-core/playwright';
 import type { Page } from '@playwright/test';
+import path from 'node:path';
 import { expect, test } from './fixtures';
 import { OnboardingPage } from './pages/onboarding-page';
+import { ProjectPage } from './pages/project-page';
 import { ShellPage } from './pages/shell-page';
 
 /** Serious and critical axe violations, as "rule: target" lines for a readable failure. */
@@ -15,7 +17,7 @@ async function findSeriousViolations(page: Page): Promise<string[]> {
 for (const scheme of ['light', 'dark'] as const) {
   test(`every screen has no serious or critical accessibility violations (${scheme})`, async ({ page, chat, llm }) => {
     // axe walks the whole page several times; the 2-core machine needs more than the default.
-    test.setTimeout(60_000);
+    test.setTimeout(90_000);
     const onboarding = new OnboardingPage(page);
     const shell = new ShellPage(page);
     await page.emulateMedia({ colorScheme: scheme });
@@ -44,5 +46,16 @@ for (const scheme of ['light', 'dark'] as const) {
     await page.goto('/#/settings');
     await expect(page.getByRole('heading', { name: 'Settings' }).first()).toBeVisible();
     expect(await findSeriousViolations(page), 'settings').toEqual([]);
+
+    // A project with a file, searched; then the file viewer opened at a passage.
+    const project = new ProjectPage(page);
+    await project.create('Accessible project');
+    await project.upload([path.resolve('test/fixtures/documents/corpus/coffee.md')]);
+    await expect(project.uploads().and(page.locator('[data-status="done"]'))).toHaveCount(1, { timeout: 30_000 });
+    await expect(await project.searchFiles('fine grind', { timeout: 20_000 })).not.toHaveCount(0);
+    expect(await findSeriousViolations(page), 'project').toEqual([]);
+    await project.files().filter({ hasText: 'coffee.md' }).getByRole('button', { name: 'View coffee.md' }).click();
+    await expect(project.viewer()).toContainText('Espresso needs a fine grind');
+    expect(await findSeriousViolations(page), 'file viewer').toEqual([]);
   });
 }
