@@ -250,7 +250,11 @@ export interface MessageBranches {
    * by message: what a turn added to a chain already shown. Null when `ancestorId` is not within
    * `maxLength` messages above the leaf.
    */
-  loadChainBelow(leafId: MessageId, ancestorId: MessageId | null, maxLength: number): Promise<ChatMessageSimple[] | null>;
+  loadChainBelow(
+    leafId: MessageId,
+    ancestorId: MessageId | null,
+    maxLength: number,
+  ): Promise<ChatMessageSimple[] | null>;
 }
 
 /** Timers for the core (the checkpointer's trailing write), injected so tests control time. */
@@ -297,7 +301,10 @@ export interface HttpFailure {
  * error) come back as `{ ok: false }`; an abort rejects with the signal's reason.
  */
 export interface HttpFetcher {
-  fetch(url: string, request: HttpRequest): Promise<{ ok: true; value: HttpResponse } | { ok: false; error: HttpFailure }>;
+  fetch(
+    url: string,
+    request: HttpRequest,
+  ): Promise<{ ok: true; value: HttpResponse } | { ok: false; error: HttpFailure }>;
 }
 
 export interface ReadableText {
@@ -335,7 +342,11 @@ export type EmbeddingPurpose = 'query' | 'passage';
 export interface Embedder {
   /** Stored next to each vector so vectors of different models never mix. */
   readonly modelId: string;
-  embed(texts: readonly string[], purpose: EmbeddingPurpose, signal: AbortSignal): Promise<Float32Array[]>;
+  embed(
+    texts: readonly string[],
+    purpose: EmbeddingPurpose,
+    signal: AbortSignal,
+  ): Promise<Float32Array[]>;
 }
 
 export interface ProjectSearchHit {
@@ -352,12 +363,27 @@ export interface ProjectSearchHit {
 /** `keyword`: BM25 alone, because the project has no vectors of the current model yet. */
 export type ProjectSearchMode = 'hybrid' | 'keyword';
 
+/**
+ * Why a search ran on keywords (BM25) alone:
+ * - `no_passages`: the project has no readable text to search;
+ * - `not_embedded`: no passage has a vector of the current embedding model (none available when
+ *   the files were added, still embedding, or the model changed since);
+ * - `model_unavailable`: vectors exist, but the model could not load to embed the query (not
+ *   stored in this browser while offline or with downloads off).
+ */
+export type KeywordOnlyReason = 'no_passages' | 'not_embedded' | 'model_unavailable';
+
 export interface ProjectSearch {
   search(
     projectId: ProjectId,
     queries: readonly string[],
     signal: AbortSignal,
-  ): Promise<{ mode: ProjectSearchMode; hits: ProjectSearchHit[] }>;
+  ): Promise<{
+    mode: ProjectSearchMode;
+    /** Null when the search was hybrid. */
+    keywordOnlyReason: KeywordOnlyReason | null;
+    hits: ProjectSearchHit[];
+  }>;
 }
 
 /** A stored file's extracted text, for the read-file tool. */

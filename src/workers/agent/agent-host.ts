@@ -91,11 +91,10 @@ export function createAgentHost(host: AgentHostDeps): AgentWorkerApi {
     host.clock,
     host.ids,
   );
-  const loadQueryEmbedder = host.loadQueryEmbedder ?? (() => Promise.resolve(null));
   const projectSearch = createProjectSearch({
     files,
     chunks,
-    loadEmbedder: loadQueryEmbedder,
+    loadEmbedder: host.loadQueryEmbedder ?? (() => Promise.resolve(null)),
     // Keeps each project's index between searches until its files or chunks change.
     watchWrites: (onWrite) => watchTableWrites(host.db, ['files', 'chunks'], onWrite),
   });
@@ -308,7 +307,7 @@ export function createAgentHost(host: AgentHostDeps): AgentWorkerApi {
       const controller = new AbortController();
       projectSearches.set(searchId, controller);
       try {
-        return await searchProjectFiles(request, { search: projectSearch, chunks, loadEmbedder: loadQueryEmbedder }, controller.signal);
+        return await searchProjectFiles(request, { search: projectSearch }, controller.signal);
       } catch (error) {
         return { ok: false, error: controller.signal.aborted ? SEARCH_CANCELLED : toWorkerError(error) };
       } finally {

@@ -13,6 +13,7 @@ import type {
   ChunkStore,
   Embedder,
   FileStore,
+  KeywordOnlyReason,
   ProjectSearch,
   ProjectSearchHit,
   StoredFile,
@@ -49,6 +50,8 @@ type SearchableChunk = RetrievalChunk & { file: StoredFile; location: string };
 /** One project's index, for one embedding model (or none). */
 interface ProjectIndex {
   modelId: string | null;
+  /** Passages with their file still in the project. */
+  chunkCount: number;
   /** Some chunk has a vector (of any model): only then is a model worth loading. */
   hasAnyVector: boolean;
   retriever: HybridRetriever<SearchableChunk>;
@@ -88,7 +91,7 @@ export function createProjectSearch(deps: ProjectSearchDeps): ProjectSearch {
     });
     // The retriever's matrix holds the vectors now; a cached index need not keep them twice.
     for (const chunk of searchable) chunk.embedding = null;
-    return { modelId, hasAnyVector, retriever };
+    return { modelId, chunkCount: searchable.length, hasAnyVector, retriever };
   }
 
   async function loadEmbedderOrNull(): Promise<Embedder | null> {
@@ -115,6 +118,7 @@ export function createProjectSearch(deps: ProjectSearchDeps): ProjectSearch {
       });
       return {
         mode: result.mode,
+        keywordOnlyReason: result.mode === 'hybrid' ? null : explainKeywordOnly(index, embedder),
         hits: result.hits.map(({ chunk, score }): ProjectSearchHit => ({
           fileId: chunk.file.id,
           fileName: chunk.file.name,
@@ -126,6 +130,13 @@ export function createProjectSearch(deps: ProjectSearchDeps): ProjectSearch {
       };
     },
   };
+}
+
+function explainKeywordOnly(index: ProjectIndex, embedder: Embedder | null): KeywordOnlyReason {
+  if (index.chunkCount === 0) return 'no_passages';
+  if (!index.hasAnyVector) return 'not_embedded';
+  // Vectors exist: either the model could not load, or none of them is of its model.
+  return embedder === null ? 'model_unavailable' : 'not_embedded';
 }
 
 interface IndexCache {
