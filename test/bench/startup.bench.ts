@@ -6,10 +6,10 @@
  *
  *     npx tsx test/bench/startup.bench.ts
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { readdir, readFile } from 'node:fs/promises';
 import { dirname, join, posix } from 'node:path';
 import { gzipSync } from 'node:zlib';
+import { buildApp, startAppPreview } from './lib/app-preview';
 import { launchChromium } from './lib/bench-browser';
 import { createSection, emitSection } from './lib/report';
 import { summarizeSamples } from './lib/stats';
@@ -20,22 +20,12 @@ const GZIP_TARGET_KB = 150;
 const PAINT_RUNS = 5;
 /** How many of the chunks loaded after first paint the notes name. */
 const LATER_CHUNKS_LISTED = 8;
-const APP_URL = `http://127.0.0.1:${PREVIEW_PORT}/`;
 const SHELL_MARK = 'carrel-bench-shell';
 
 const STATIC_IMPORT =
   /(?:^|[;}\s])(?:import|export)\s*(?:[\w$*{}\s,]*?\bfrom\s*)?["'](\.{1,2}\/[^"']+\.js)["']/g;
 const ENTRY_TAGS =
   /<(?:script[^>]*type="module"[^>]*src|link[^>]*rel="modulepreload"[^>]*href)="([^"]+\.js)"/g;
-
-function runCommand(command: string, args: string[]): Promise<void> {
-  return new Promise((done, fail) => {
-    const child = spawn(command, args, { stdio: 'inherit' });
-    child.on('exit', (code) =>
-      code === 0 ? done() : fail(new Error(`${command} exited ${code}`)),
-    );
-  });
-}
 
 /** Every script the browser fetches before running the app: entries and their static imports. */
 async function collectInitialScripts(): Promise<Map<string, Buffer>> {
@@ -75,36 +65,9 @@ async function listLaterChunks(initial: ReadonlyMap<string, Buffer>): Promise<st
     .map(({ name, gzipBytes }) => `${name} ${(gzipBytes / 1024).toFixed(1)} KB`);
 }
 
-async function startPreview(): Promise<ChildProcess> {
-  const child = spawn(
-    'npx',
-    [
-      'vite',
-      'preview',
-      '--outDir',
-      DIST,
-      '--port',
-      String(PREVIEW_PORT),
-      '--strictPort',
-      '--host',
-      '127.0.0.1',
-    ],
-    { stdio: 'ignore', detached: true },
-  );
-  for (let attempt = 0; attempt < 120; attempt++) {
-    try {
-      if ((await fetch(APP_URL)).ok) return child;
-    } catch {
-      // Not listening yet.
-    }
-    await new Promise((done) => setTimeout(done, 500));
-  }
-  throw new Error('vite preview did not start');
-}
-
 async function main(): Promise<void> {
   const section = createSection('startup', '7. Startup');
-  await runCommand('npx', ['vite', 'build', '--outDir', DIST, '--logLevel', 'error']);
+  await buildApp(DIST);
   const scripts = await collectInitialScripts();
   let rawBytes = 0;
   let gzipBytes = 0;
@@ -125,7 +88,7 @@ async function main(): Promise<void> {
     unit: 'KB',
   });
 
-  const preview = await startPreview();
+  const preview = await startAppPreview(DIST, PREVIEW_PORT);
   const browser = await launchChromium();
   try {
     const paints: number[] = [];
@@ -144,7 +107,7 @@ async function main(): Promise<void> {
         });
         observer.observe(document, { childList: true, subtree: true });
       }, SHELL_MARK);
-      await page.goto(APP_URL);
+      await page.goto(preview.url);
       await page.waitForFunction(
         () => performance.getEntriesByName('first-contentful-paint').length > 0,
         null,
@@ -173,7 +136,7 @@ async function main(): Promise<void> {
     });
   } finally {
     await browser.close();
-    if (preview.pid !== undefined) process.kill(-preview.pid, 'SIGTERM');
+    preview.close();
   }
   section.notes.push(
     `Initial scripts: ${[...scripts.keys()].join(', ')}. Sizes from ${DIST}/index.html and the static-import graph, gzip level 9.`,
