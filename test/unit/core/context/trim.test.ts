@@ -10,13 +10,7 @@ import { describeSkipped } from '../../../../src/core/context/render/markers';
 import { trimToBudget } from '../../../../src/core/context/trim';
 import type { ContextMessage } from '../../../../src/core/context/types';
 import { createTokenCounter } from '../../../../src/core/tokens';
-import {
-  buildAgent,
-  buildChain,
-  buildFrozenClock,
-  buildModelInfo,
-  buildUserMessage,
-} from '../../../builders';
+import { buildContextInput } from '../../../builders';
 
 function buildConversationBlock(tokens: number, isRequired = false): Block {
   const message: ContextMessage = {
@@ -39,19 +33,12 @@ function buildConversationBlock(tokens: number, isRequired = false): Block {
 describe('trimToBudget', () => {
   let env: PartEnv;
   beforeAll(async () => {
-    const prepared = prepareEnv({
-      chain: buildChain([buildUserMessage({ text: 'Hello' })]),
-      agent: buildAgent(),
-      project: null,
-      systemPromptOverride: null,
-      tools: [],
-      hasSearchRunInTurn: false,
-      isLastCycle: false,
-      model: buildModelInfo(),
-      providerKind: 'openai',
-      clock: buildFrozenClock(),
-      tokenCounter: await createTokenCounter(['o200k_base']),
-    });
+    const prepared = prepareEnv(
+      buildContextInput(
+        { description: 'one question', chain: [{ role: 'user', text: 'Hello' }] },
+        await createTokenCounter(['o200k_base']),
+      ),
+    );
     if (!prepared.ok) throw new Error(prepared.error.message);
     env = prepared.value;
   });
