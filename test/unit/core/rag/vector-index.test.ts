@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createVectorIndex } from '../../../../src/core/rag';
+import { vectorCorpus } from './vector-corpus';
 
 function cosine(a: Float32Array, b: Float32Array): number {
   let dot = 0;
@@ -15,16 +16,7 @@ function cosine(a: Float32Array, b: Float32Array): number {
 }
 
 /** Dimensions on both sides of the eight-wide unrolled loop, including a tail. */
-const corpus = fc.integer({ min: 1, max: 21 }).chain((dimensions) => {
-  const vector = fc.float32Array({
-    minLength: dimensions,
-    maxLength: dimensions,
-    noNaN: true,
-    min: -4,
-    max: 4,
-  });
-  return fc.record({ rows: fc.array(vector, { minLength: 1, maxLength: 120 }), query: vector });
-});
+const corpus = vectorCorpus({ maxDimensions: 21, maxRows: 120 });
 
 describe('createVectorIndex', () => {
   it('returns the rows a full sort by cosine similarity returns, with their scores', () => {

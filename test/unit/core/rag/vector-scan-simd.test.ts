@@ -1,22 +1,14 @@
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createVectorIndex, normalizeVector, type VectorEntry } from '../../../../src/core/rag';
+import { vectorCorpus } from './vector-corpus';
 
 /**
  * The WebAssembly SIMD scan against the JavaScript loop it replaces. Dimensions run from 1 to 70,
  * so most are not a multiple of the kernels' steps (16 floats, 32 bytes) nor of 4, and rows are
  * packed: a step reads into the next row (times a zero in the padded query).
  */
-const corpus = fc.integer({ min: 1, max: 70 }).chain((dimensions) => {
-  const vector = fc.float32Array({
-    minLength: dimensions,
-    maxLength: dimensions,
-    noNaN: true,
-    min: -4,
-    max: 4,
-  });
-  return fc.record({ rows: fc.array(vector, { minLength: 1, maxLength: 60 }), query: vector });
-});
+const corpus = vectorCorpus({ maxDimensions: 70, maxRows: 60 });
 
 const toEntries = (rows: readonly Float32Array[]): VectorEntry[] =>
   rows.map((vector, i) => ({ id: `r${i}`, vector }));
