@@ -112,7 +112,7 @@ async function start(): Promise<void> {
     sessions: stores.sessions,
     messages: stores.messages,
     newRunId: newId,
-    onSessionCreated: (sessionId) => router.go({ name: 'chat', sessionId }),
+    onSessionCreated: (sessionId) => router.followCreatedSession(sessionId),
   });
   // Projects, attachments and the file viewer (issue 7): the ingest and embedding workers start
   // on first use, since most visits never upload a file.

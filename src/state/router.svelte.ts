@@ -35,6 +35,15 @@ export function routeHref(route: Route): string {
   }
 }
 
+/**
+ * Whether a chat the app has just created should take over the address: only while the person
+ * is still on the new chat that created it (or already on that chat). Someone who went to
+ * Settings or another chat while the first answer ran stays where they went.
+ */
+export function shouldFollowCreatedSession(route: Route, sessionId: SessionId): boolean {
+  return route.name === 'chat' && (route.sessionId === null || route.sessionId === sessionId);
+}
+
 export class RouterState {
   route = $state<Route>(parseRoute(location.hash));
   private readonly onHashChange = (): void => {
@@ -49,6 +58,11 @@ export class RouterState {
     const href = routeHref(route);
     if (location.hash !== href) location.hash = href;
     this.route = route;
+  }
+
+  /** A new chat got its id: its address replaces the new chat's, unless the person moved on. */
+  followCreatedSession(sessionId: SessionId): void {
+    if (shouldFollowCreatedSession(this.route, sessionId)) this.go({ name: 'chat', sessionId });
   }
 
   dispose(): void {

@@ -1,6 +1,8 @@
 import { expect, test } from './fixtures';
 
 const API_KEY = 'sk-e2e-test-key';
+const REPLY = 'Hello! I am the mock model, streaming this answer a few characters at a time.';
+const TITLE = 'Greeting the mock model';
 
 test.describe('one chat, end to end', () => {
   test.beforeEach(async ({ settings, llm }) => {
@@ -18,11 +20,11 @@ test.describe('one chat, end to end', () => {
     chat,
     llm,
   }) => {
-    const reply = 'Hello! I am the mock model, streaming this answer a few characters at a time.';
+    const reply = REPLY;
     llm.queueScenarios(
       { kind: 'text', text: reply, chunkSize: 4, tokensPerSecond: 25 },
       // After the first answer the same model is asked for a short title.
-      { kind: 'text', text: 'Greeting the mock model' },
+      { kind: 'text', text: TITLE },
     );
 
     await chat.newChat();
@@ -44,12 +46,40 @@ test.describe('one chat, end to end', () => {
     expect(body.messages.at(-1)).toEqual({ role: 'user', content: 'hello' });
 
     await expect(page).toHaveURL(/#\/chat\/.+/);
-    await expect(chat.sessionLinks()).toHaveText(['Greeting the mock model']);
+    await expect(chat.sessionLinks()).toHaveText([TITLE]);
 
     await page.reload();
     await expect(chat.userMessages()).toHaveText(['hello']);
-    await expect(chat.sessionLinks()).toHaveText(['Greeting the mock model']);
+    await expect(chat.sessionLinks()).toHaveText([TITLE]);
     await expect(chat.lastAnswer()).toContainText(reply);
+    await expect(chat.lastAnswer()).toHaveAttribute('data-status', 'complete');
+  });
+
+  test('someone who opens Settings while the first answer streams stays there, and the chat is saved', async ({
+    page,
+    chat,
+    llm,
+  }) => {
+    llm.queueScenarios(
+      { kind: 'text', text: REPLY, chunkSize: 4, tokensPerSecond: 25 },
+      // A slow title: it shows in the sidebar well after the answer's run has ended in the page.
+      { kind: 'text', text: TITLE, chunkSize: 2, tokensPerSecond: 8 },
+    );
+
+    await chat.newChat();
+    await chat.send('hello');
+    await expect(chat.lastAnswer()).toContainText('Hello!');
+    await expect(page).toHaveURL(/#\/chat\/.+/);
+
+    await page.getByRole('link', { name: 'Settings', exact: true }).click();
+    await expect(page.getByRole('heading', { name: 'Settings', exact: true })).toBeVisible();
+    // The run ends (answer saved, then titled) while Settings is open: nothing takes the person back.
+    await expect(chat.sessionLinks()).toHaveText([TITLE], { timeout: 15_000 });
+    await expect(page).toHaveURL(/#\/settings$/);
+    await expect(page.getByRole('heading', { name: 'Settings', exact: true })).toBeVisible();
+
+    await chat.sessionLinks().first().click();
+    await expect(chat.lastAnswer()).toContainText(REPLY);
     await expect(chat.lastAnswer()).toHaveAttribute('data-status', 'complete');
   });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { asProjectId, asSessionId } from '../../../src/core/model';
-import { parseRoute, routeHref, type Route } from '../../../src/state/router.svelte';
+import { parseRoute, routeHref, shouldFollowCreatedSession, type Route } from '../../../src/state/router.svelte';
 
 describe('hash routes', () => {
   it('round-trips every route', () => {
@@ -15,5 +15,19 @@ describe('hash routes', () => {
   });
   it('falls back to a new chat for an unknown address', () => {
     expect(parseRoute('#/nowhere')).toEqual({ name: 'chat', sessionId: null });
+  });
+});
+
+describe('a chat created by the first message', () => {
+  const created = asSessionId('s-new');
+  it('takes over the address of the new chat it was sent from, and of itself', () => {
+    expect(shouldFollowCreatedSession({ name: 'chat', sessionId: null }, created)).toBe(true);
+    expect(shouldFollowCreatedSession({ name: 'chat', sessionId: created }, created)).toBe(true);
+  });
+  it('leaves the person where they went while the answer ran', () => {
+    expect(shouldFollowCreatedSession({ name: 'settings' }, created)).toBe(false);
+    expect(shouldFollowCreatedSession({ name: 'agents' }, created)).toBe(false);
+    expect(shouldFollowCreatedSession({ name: 'project', projectId: asProjectId('p1') }, created)).toBe(false);
+    expect(shouldFollowCreatedSession({ name: 'chat', sessionId: asSessionId('s-other') }, created)).toBe(false);
   });
 });
