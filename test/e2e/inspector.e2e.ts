@@ -18,7 +18,7 @@ test.describe('the context inspector and the token meter', () => {
     await expect(page.getByTestId('context-tokens')).toHaveText(/^\d+(\.\d)?k? \/ \d+(\.\d+)?k$/);
     await expect.poll(() => inspector.kinds()).toEqual(['S', 'U']);
     await expect(inspector.messages().last()).toContainText(/\d+ tokens/);
-    await inspector.messages().last().getByText('User').click();
+    await inspector.messages().last().getByText('User', { exact: true }).click();
     await expect(inspector.messages().last()).toContainText('What is the capital of France?');
     await expect(page.getByTestId('project-mode')).toHaveText('None');
 
