@@ -16,7 +16,7 @@ const forbidFramework = [
   pattern(['svelte', 'svelte/*'], 'core/ is framework-free: no svelte.'),
   pattern(['dexie', 'dexie-*'], 'core/ reaches storage through core/ports.ts, never dexie.'),
   pattern(['comlink'], 'core/ never knows a worker exists: no comlink.'),
-  pattern(['@xenova/transformers', '@huggingface/transformers'], 'transformers.js lives in workers/.'),
+  pattern(['@huggingface/transformers', 'onnxruntime-web', 'onnxruntime-node'], 'transformers.js and ONNX Runtime live in workers/.'),
   pattern(['ai', '@ai-sdk/*'], 'core/ reaches providers through the LlmClient port.'),
 ];
 const layer = (name) => pattern([`**/${name}/**`, `**/${name}`], `core/ must not import ${name}/.`);
@@ -117,7 +117,7 @@ const layerRules = [
             pattern(['dexie', 'dexie-*'], 'UI code reads and writes through storage/ stores, not Dexie.'),
             pattern(['**/core/agent/**'], 'The agent loop runs in the worker; the UI talks to it through workers/agent/agent.client.'),
             pattern(['**/workers/*/!(*.client|*.api)'], 'Only worker clients and contracts are public.'),
-            pattern(['@xenova/transformers', '@huggingface/transformers'], 'transformers.js lives in workers/.'),
+            pattern(['@huggingface/transformers', 'onnxruntime-web', 'onnxruntime-node'], 'transformers.js and ONNX Runtime live in workers/.'),
           ],
         },
       ],

@@ -1,5 +1,5 @@
 import { svelte } from '@sveltejs/vite-plugin-svelte';
-import { defineConfig, type Plugin } from 'vite';
+import { defaultClientConditions, defineConfig, type Plugin } from 'vite';
 import { VitePWA, type VitePWAOptions } from 'vite-plugin-pwa';
 
 // The PWA and security-header settings live here rather than in imported files: Vite's coming
@@ -70,28 +70,23 @@ export function serveSecurityHeaders(): Plugin {
   };
 }
 
-/**
- * onnxruntime-web ships protobufjs' old `inquire` helper, which probes for Node's `require`
- * with `eval("quire".replace(/^/,"re"))` when it loads. Under our CSP that eval is blocked and
- * caught (inquire returns null), but the browser still reports a violation. Replacing the probe
- * with `undefined` keeps the same outcome (the call throws, is caught, returns null) without
- * the eval. Only that exact expression in onnxruntime-web's and transformers.js' bundles is
- * touched; a comment in the commit says why we patch rather than fork.
- */
-const INQUIRE_EVAL = /eval\((["'`])quire\1\.replace\(\/\^\/,\s*(["'`])re\2\)\)/g;
+// ── ONNX Runtime ─────────────────────────────────────────────────────────────────────────────
 
-export function removeVendoredEvalProbe(): Plugin {
-  return {
-    name: 'carrel:remove-vendored-eval-probe',
-    enforce: 'pre',
-    transform(code, id) {
-      if (!/node_modules\/(onnxruntime-web|@xenova\/transformers)\//.test(id)) return null;
-      if (!INQUIRE_EVAL.test(code)) return null;
-      INQUIRE_EVAL.lastIndex = 0;
-      return { code: code.replace(INQUIRE_EVAL, 'undefined'), map: null };
-    },
-  };
-}
+/**
+ * transformers.js imports ONNX Runtime's WebGPU build, whose WebAssembly file (28 MB) carries the
+ * WebGPU kernels on top of the CPU ones. Carrel embeds on the CPU (`device: 'wasm'`), so the
+ * import is pointed at the WASM-only build (14 MB). The `onnxruntime-web-use-extern-wasm`
+ * condition picks the entry that loads the Emscripten loader from `env.wasm.wasmPaths` (served by
+ * the app, see src/workers/embedding/ort-wasm-paths.ts) instead of carrying a second copy of it.
+ */
+export const ORT_WEB_IMPORT = 'onnxruntime-web/webgpu';
+export const ORT_WEB_WASM_ENTRY = 'onnxruntime-web/wasm';
+export const ORT_EXTERN_WASM_CONDITION = 'onnxruntime-web-use-extern-wasm';
+
+export const ORT_RESOLVE = {
+  alias: [{ find: new RegExp(`^${ORT_WEB_IMPORT}$`), replacement: ORT_WEB_WASM_ENTRY }],
+  conditions: [ORT_EXTERN_WASM_CONDITION, ...defaultClientConditions],
+};
 
 // ── Progressive web app ──────────────────────────────────────────────────────────────────────
 
@@ -168,9 +163,9 @@ export function createPwaOptions(): Partial<VitePWAOptions> {
 }
 
 export default defineConfig({
-  plugins: [svelte(), removeVendoredEvalProbe(), VitePWA(createPwaOptions()), serveSecurityHeaders()],
-  // Worker bundles get their own plugin pipeline: the eval probe lives in the embedding worker.
-  worker: { format: 'es', plugins: () => [removeVendoredEvalProbe()] },
+  plugins: [svelte(), VitePWA(createPwaOptions()), serveSecurityHeaders()],
+  resolve: ORT_RESOLVE,
+  worker: { format: 'es' },
   build: {
     target: 'es2022',
     sourcemap: true,

@@ -22,7 +22,14 @@ export function ensureInstall() {
   // miss other platforms' optional binaries (npm/cli#4828), which makes `npm ci` refuse them.
   const args = ['install', '--no-audit', '--no-fund'];
   console.log('Installing dependencies (npm install)…');
-  const result = spawnSync('npm', args, { cwd: root, stdio: 'inherit' });
+  // onnxruntime-node (used by Node tests, on the CPU) would otherwise look for `nvcc` and try to
+  // download CUDA binaries from GitHub, which fails where only the npm registry is reachable.
+  const env = {
+    ...process.env,
+    ONNXRUNTIME_NODE_INSTALL_CUDA: 'skip',
+    ONNXRUNTIME_NODE_INSTALL: 'skip',
+  };
+  const result = spawnSync('npm', args, { cwd: root, stdio: 'inherit', env });
   if (result.status !== 0) {
     console.error('Dependency installation failed; see the npm output above.');
     process.exit(result.status ?? 1);

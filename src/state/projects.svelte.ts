@@ -12,6 +12,7 @@ import {
 } from '../workers/embedding/embedding.client';
 import type { IngestClient, IngestJob } from '../workers/ingest/ingest.client';
 import type { NoticesState } from './errors.svelte';
+import { ModelDownload } from './model-download';
 import { ProjectSearchState, type ProjectSearchDeps } from './project-search.svelte';
 import { settleUploadRow, type EmbeddedCount, type UploadRow } from './project-fit';
 
@@ -280,6 +281,7 @@ export class EmbeddingSettingsState {
   status = $state<string | null>(null);
   isBusy = $state(false);
   private cancelPrepare: (() => void) | null = null;
+  private download = new ModelDownload();
 
   constructor(private readonly deps: Pick<ProjectsDeps, 'settings' | 'notices' | 'loadEmbedding'>) {}
 
@@ -306,6 +308,8 @@ export class EmbeddingSettingsState {
     if (this.isBusy) return;
     this.isBusy = true;
     this.progress = 0;
+    this.progressLabel = '';
+    this.download = new ModelDownload();
     this.status = null;
     try {
       const job = this.deps.loadEmbedding().prepareModel($state.snapshot(this.settings), (event) => this.onProgress(event));
@@ -350,10 +354,10 @@ export class EmbeddingSettingsState {
   }
 
   private onProgress(event: EmbeddingProgress): void {
-    if (event.kind === 'model') {
-      if (event.progress.percent !== undefined) this.progress = event.progress.percent / 100;
-      this.progressLabel = `${event.progress.status} ${event.progress.file}`;
-    }
+    if (event.kind !== 'model') return;
+    const view = this.download.update(event.progress);
+    this.progress = view.fraction ?? 0;
+    this.progressLabel = view.label;
   }
 }
 

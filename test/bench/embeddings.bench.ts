@@ -10,10 +10,11 @@
  * test/bench/.models/ on the first run.
  */
 import { spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { existsSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { resolve } from 'node:path';
-import ort from 'onnxruntime-node';
+import { dirname, join, resolve } from 'node:path';
+import { CONTENT_SECURITY_POLICY } from '../../vite.config';
 import { EMBED_BATCH_SIZE } from '../../src/workers/embedding/embed-chunks';
 import { createTransformersEmbedder } from '../../src/workers/embedding/transformers-embedder';
 import { openBenchPage, startBrowserBench } from './lib/bench-browser';
@@ -61,33 +62,52 @@ function readVocabularyWords(): string[] {
   return Object.keys(tokenizer.model.vocab).filter((token) => /^[a-z]{2,}$/.test(token));
 }
 
-/**
- * onnxruntime-node through the app's embedder, with its intra-op thread count pinned: transformers.js
- * creates the session with default options, so the bench sets the count where the session is made.
- */
+/** onnxruntime-node through the app's embedder, its intra-op threads pinned to `threads`. */
 async function measureNative(texts: string[], threads: number): Promise<EmbeddingRun> {
-  type CreateSession = (
-    model: unknown,
-    options?: ort.InferenceSession.SessionOptions,
-  ) => Promise<ort.InferenceSession>;
-  const sessions = ort.InferenceSession as unknown as { create: CreateSession };
-  const create = sessions.create.bind(ort.InferenceSession);
-  sessions.create = (model, options) =>
-    create(model, { ...options, intraOpNumThreads: threads, interOpNumThreads: 1 });
-  try {
-    const embedder = await createTransformersEmbedder(
-      {
-        modelId: EMBEDDING_MODEL_ID,
-        isQuantized: false,
-        source: { kind: 'hub' },
-        canDownload: false,
-      },
-      { localModelPath: `${MODELS_DIR}/` },
-    );
-    return await measureEmbedding(embedder, texts, NATIVE_PASSES);
-  } finally {
-    sessions.create = create;
+  const embedder = await createTransformersEmbedder(
+    {
+      modelId: EMBEDDING_MODEL_ID,
+      isQuantized: false,
+      source: { kind: 'hub' },
+      canDownload: false,
+    },
+    { localModelPath: `${MODELS_DIR}/`, threads },
+  );
+  return measureEmbedding(embedder, texts, NATIVE_PASSES);
+}
+
+/**
+ * The installed version of a package, as resolved from transformers.js (which imports both); read
+ * from the package's own manifest, found above its entry file (neither exports package.json).
+ */
+function versionOf(name: 'onnxruntime-node' | 'onnxruntime-web'): string {
+  const fromTransformers = createRequire(
+    createRequire(import.meta.url).resolve('@huggingface/transformers'),
+  );
+  for (
+    let folder = dirname(fromTransformers.resolve(name));
+    folder !== dirname(folder);
+    folder = dirname(folder)
+  ) {
+    const manifestPath = join(folder, 'package.json');
+    if (!existsSync(manifestPath)) continue;
+    const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as {
+      name?: string;
+      version: string;
+    };
+    if (manifest.name === name) return manifest.version;
   }
+  throw new Error(`No package.json found for ${name}`);
+}
+
+/** The x86 vector extensions this CPU reports (Linux), which native kernels can use and WASM cannot. */
+function cpuVectorFlags(): string {
+  const cpuinfo = existsSync('/proc/cpuinfo') ? readFileSync('/proc/cpuinfo', 'utf8') : '';
+  const flags = new Set(/^flags\s*:(.*)$/m.exec(cpuinfo)?.[1]?.trim().split(/\s+/) ?? []);
+  const wanted = ['sse4_2', 'avx2', 'fma', 'avx512f', 'avx512_vnni', 'amx_int8'].filter((flag) =>
+    flags.has(flag),
+  );
+  return wanted.length > 0 ? wanted.join(', ') : 'no x86 vector flags reported';
 }
 
 interface BrowserRun {
@@ -117,6 +137,8 @@ async function main(): Promise<void> {
       'embeddings-worker': 'test/bench/pages/embeddings.worker.ts',
     },
     { '/models/': MODELS_DIR, '/ort/': ORT_DIST },
+    // The app's policy: ONNX Runtime's threads must start under it, as they do in the app.
+    { 'Content-Security-Policy': CONTENT_SECURITY_POLICY },
   );
   const browserRuns: BrowserRun[] = [];
   let cores = 1;
@@ -127,14 +149,10 @@ async function main(): Promise<void> {
       if (message.type() === 'error') console.error(`[embeddings] ${message.text()}`);
     });
     cores = await page.evaluate(() => navigator.hardwareConcurrency);
-    const wasmPaths = Object.fromEntries(
-      [
-        'ort-wasm.wasm',
-        'ort-wasm-simd.wasm',
-        'ort-wasm-threaded.wasm',
-        'ort-wasm-simd-threaded.wasm',
-      ].map((file) => [file, `/ort/${file}`]),
-    );
+    const wasmPaths = {
+      mjs: '/ort/ort-wasm-simd-threaded.mjs',
+      wasm: '/ort/ort-wasm-simd-threaded.wasm',
+    };
     for (const threads of [1, cores]) {
       const result = await page.evaluate(
         (request) =>
@@ -152,6 +170,8 @@ async function main(): Promise<void> {
   }
 
   const [single, threaded] = browserRuns as [BrowserRun, BrowserRun];
+  const nativeVersion = versionOf('onnxruntime-node');
+  const webVersion = versionOf('onnxruntime-web');
   const nativeSingle = await measureNative(texts, 1);
   const nativeThreaded = await measureNative(texts, cores);
 
@@ -162,7 +182,7 @@ async function main(): Promise<void> {
       unit: 'chunks/s',
       spread: browser.run.chunksPerSecond,
       baseline: {
-        name: `onnxruntime-node 1.14 (CPU), ${threads} thread${threads === 1 ? '' : 's'}`,
+        name: `onnxruntime-node ${nativeVersion} (CPU), ${threads} thread${threads === 1 ? '' : 's'}`,
         unit: 'chunks/s',
         spread: native.chunksPerSecond,
       },
@@ -193,8 +213,8 @@ async function main(): Promise<void> {
   }
   section.notes.push(
     `Model: generated by scripts/make-tiny-model.py --shape minilm (6 layers, hidden 384, 12 heads, intermediate 1536, vocabulary 30522, 512 positions; random weights, float32 ONNX, opset 14, ~91 MB). The app's default is the 8-bit quantized file of the real model, which is not measured here. Chunks: ${CHUNK_COUNT} of 186 random vocabulary words (~200 tokens with [CLS], [SEP] and full stops), embedded in batches of ${EMBED_BATCH_SIZE} (EMBED_BATCH_SIZE) through createTransformersEmbedder (mean pooling, normalised), as the embedding worker does; up to ${BROWSER_PASSES.maxPasses} timed passes in Chromium (${BROWSER_PASSES.budgetMs / 1000} s budget), up to ${NATIVE_PASSES.maxPasses} natively (${NATIVE_PASSES.budgetMs / 1000} s), after one warm-up batch.`,
-    `ONNX Runtime builds that ran in Chromium: 1 thread → ${single.wasmFiles.join(', ')}; ${cores} threads → ${threaded.wasmFiles.join(', ')} (onnxruntime-web 1.14.0, SIMD; cross-origin isolated: ${threaded.isCrossOriginIsolated}). Each in a dedicated worker, as in the app. Native: onnxruntime-node 1.14.0 CPU provider, intra-op threads pinned to the same count.`,
-    `navigator.hardwareConcurrency ${cores}, Node availableParallelism ${availableParallelism()}. The app itself still ships only the single-threaded builds: ONNX Runtime 1.14 loads its thread workers' runtime from a blob: URL, which the app's script-src 'self' blocks (the bench page sends no CSP).`,
+    `ONNX Runtime files the bench worker loaded in Chromium: 1 thread → ${single.wasmFiles.join(', ')}; ${cores} threads → ${threaded.wasmFiles.join(', ')} (onnxruntime-web ${webVersion}, WASM-only entry as in the app; cross-origin isolated: ${threaded.isCrossOriginIsolated}; the app's Content-Security-Policy on every response). Each in a dedicated worker, as in the app. Native: onnxruntime-node ${nativeVersion} CPU provider, intra-op threads pinned to the same count (session options through transformers.js).`,
+    `navigator.hardwareConcurrency ${cores}, Node availableParallelism ${availableParallelism()}. Vector instructions: native ONNX Runtime (MLAS) may use ${cpuVectorFlags()}; WebAssembly has 128-bit SIMD only.`,
   );
   await emitSection(section);
 }

@@ -81,11 +81,12 @@ test.describe('embeddings in the browser', () => {
     await embedding.useSelfHosted(`${llm.url}/models/`);
     await expect(embedding.downloads()).toBeChecked();
 
-    // Held at the first file, the download is visibly under way; released, it completes.
-    const release = llm.models.hold();
+    // Held at the weights (the file people wait for), the download is visibly under way and
+    // names the file; released, it completes.
+    const release = llm.models.hold('onnx/model.onnx');
     await embedding.downloadNow();
     await expect(embedding.progress()).toBeVisible();
-    await expect(embedding.section()).toContainText('config.json');
+    await expect(embedding.section()).toContainText('onnx/model.onnx');
     release();
     await expect(embedding.status()).toHaveText(`${TINY_MODEL_ID} is ready.`, { timeout: 30_000 });
     await expect(embedding.progress()).toHaveCount(0);

@@ -23,11 +23,12 @@ export interface MockModelFiles {
   /** Answers the request if its path starts with /models/; false leaves it to the caller. */
   handle(req: IncomingMessage, res: ServerResponse): Promise<boolean>;
   /**
-   * Holds every model file response until the returned function is called, so a test can see
-   * a download in progress however fast the machine is.
+   * Holds model file responses until the returned function is called, so a test can see a
+   * download in progress however fast the machine is: every file, or only those whose path
+   * (under /models/) ends with `pathSuffix`, e.g. "onnx/model.onnx".
    */
-  hold(): () => void;
-  /** Paths (under /models/) answered with a file, in order. */
+  hold(pathSuffix?: string): () => void;
+  /** Paths (under /models/) answered with a whole file, in order (range probes not counted). */
   served(): string[];
   /** Releases any hold and clears the log. */
   reset(): void;
@@ -36,11 +37,13 @@ export interface MockModelFiles {
 export function createMockModelFiles(modelsDir: string = DEFAULT_MODELS_DIR): MockModelFiles {
   const served: string[] = [];
   let held: Promise<void> | null = null;
+  let heldSuffix = '';
   let release: () => void = () => undefined;
 
   const releaseHold = (): void => {
     release();
     held = null;
+    heldSuffix = '';
   };
 
   return {
@@ -67,19 +70,39 @@ export function createMockModelFiles(modelsDir: string = DEFAULT_MODELS_DIR): Mo
         res.writeHead(404, { 'content-type': 'text/plain' }).end('Not found');
         return true;
       }
-      if (held !== null) await held;
       const bytes = await readFile(file);
+      const contentType = CONTENT_TYPES[path.extname(file)] ?? 'application/octet-stream';
+      // A single-range request, as static servers answer it: transformers.js reads a file's
+      // size with `Range: bytes=0-0` before downloading. Such probes are never held.
+      const range = /^bytes=(\d+)-(\d*)$/.exec(req.headers.range ?? '');
+      if (range) {
+        const start = Number(range[1]);
+        const end = Math.min(range[2] ? Number(range[2]) : bytes.length - 1, bytes.length - 1);
+        if (start > end) {
+          res.writeHead(416, { 'content-range': `bytes */${bytes.length}` }).end();
+          return true;
+        }
+        res
+          .writeHead(206, {
+            'content-type': contentType,
+            'content-length': String(end - start + 1),
+            'content-range': `bytes ${start}-${end}/${bytes.length}`,
+          })
+          .end(bytes.subarray(start, end + 1));
+        return true;
+      }
+      if (held !== null && url.pathname.endsWith(heldSuffix)) await held;
       served.push(url.pathname);
       res
-        .writeHead(200, {
-          'content-type': CONTENT_TYPES[path.extname(file)] ?? 'application/octet-stream',
-          'content-length': String(bytes.length),
-        })
+        .writeHead(200, { 'content-type': contentType, 'content-length': String(bytes.length) })
         .end(bytes);
       return true;
     },
-    hold() {
-      if (held === null) held = new Promise<void>((resolve) => (release = resolve));
+    hold(pathSuffix = '') {
+      if (held === null) {
+        held = new Promise<void>((resolve) => (release = resolve));
+        heldSuffix = pathSuffix;
+      }
       return releaseHold;
     },
     served: () => [...served],

@@ -11,6 +11,7 @@ export type {
   EmbeddingProgressListener,
   EmbeddingSettings,
   ModelFile,
+  ModelLoadProgress,
 } from './embedding.api';
 export {
   DEFAULT_EMBEDDING_MODEL_ID,
@@ -32,8 +33,10 @@ export interface EmbeddingJob<T> {
  * The UI side of the embedding worker: long jobs come back as cancellable handles; the
  * one-shot calls pass straight through the contract.
  */
-export interface EmbeddingClient
-  extends Pick<EmbeddingWorkerApi, 'embedQueries' | 'importModelFolder' | 'countEmbedded' | 'isModelAvailable'> {
+export interface EmbeddingClient extends Pick<
+  EmbeddingWorkerApi,
+  'embedQueries' | 'importModelFolder' | 'countEmbedded' | 'isModelAvailable'
+> {
   embedProject(
     projectId: string,
     settings: EmbeddingSettings,

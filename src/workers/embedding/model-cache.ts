@@ -3,9 +3,8 @@
  * request: files imported from a local folder are written there under their hub URL, so an
  * imported model loads exactly like a downloaded one, offline.
  */
-import { env } from '@xenova/transformers';
 
-/** The cache transformers.js v2 opens when `env.useBrowserCache` is on. */
+/** The cache transformers.js opens when `env.useBrowserCache` is on (`env.cacheKey`). */
 export const TRANSFORMERS_CACHE_NAME = 'transformers-cache';
 const REQUIRED_FILES = ['config.json', 'tokenizer.json', 'tokenizer_config.json'];
 
@@ -15,12 +14,14 @@ export interface ModelFile {
   blob: Blob;
 }
 
+/** Where the Hugging Face Hub serves a model's files (transformers.js's default host). */
+export const HUB_HOST = 'https://huggingface.co/';
+export const HUB_PATH_TEMPLATE = '{model}/resolve/{revision}/';
+
+/** The hub URL of a model file: the key a downloaded or imported file has in the cache. */
 export function modelFileUrl(modelId: string, path: string): string {
-  const folder = env.remotePathTemplate
-    .replaceAll('{model}', modelId)
-    .replaceAll('{revision}', 'main');
-  const host = env.remoteHost.endsWith('/') ? env.remoteHost : `${env.remoteHost}/`;
-  return `${host}${folder.endsWith('/') ? folder : `${folder}/`}${path}`;
+  const folder = HUB_PATH_TEMPLATE.replaceAll('{model}', modelId).replaceAll('{revision}', 'main');
+  return `${HUB_HOST}${folder}${path}`;
 }
 
 export function onnxFileOf(isQuantized: boolean): string {

@@ -1,11 +1,11 @@
-import { env, pipeline } from '@xenova/transformers';
+import { env, pipeline, type FeatureExtractionPipeline } from '@huggingface/transformers';
 import type { Embedder, EmbeddingPurpose } from '../../core/ports';
 import {
   describeEmbeddingModel,
   embeddingModelKey,
   type EmbeddingSettings,
 } from './embedding-models';
-import { isModelCached } from './model-cache';
+import { HUB_HOST, HUB_PATH_TEMPLATE, isModelCached } from './model-cache';
 
 /**
  * transformers.js refuses to run with both local and remote models switched off, even when
@@ -24,38 +24,51 @@ export interface ModelLoadProgress {
   totalBytes?: number;
 }
 
+/** The ONNX Runtime files the app serves itself: the threaded SIMD build and its loader. */
+export interface OrtWasmPaths {
+  /** `ort-wasm-simd-threaded.mjs`: the Emscripten loader, which also starts each WASM thread. */
+  mjs: string;
+  /** `ort-wasm-simd-threaded.wasm`. */
+  wasm: string;
+}
+
 export interface TransformersEnvironment {
   /**
-   * URLs of the ONNX Runtime WASM files served by the app (see ort-wasm-paths.ts), so nothing
-   * is fetched from a CDN. Node (tests) uses onnxruntime-node and needs none.
+   * URLs of the ONNX Runtime files served by the app (see ort-wasm-paths.ts), so nothing is
+   * fetched from a CDN. Node (tests) uses onnxruntime-node and needs none.
    */
-  wasmPaths?: Record<string, string>;
-  /** Pins the WASM thread count (the embeddings bench); by default chooseWasmThreadCount decides. */
-  wasmThreads?: number;
+  wasmPaths?: OrtWasmPaths;
+  /** Pins the thread count (the embeddings bench); by default chooseWasmThreadCount decides. */
+  threads?: number;
   /** Folder of local models for tests in Node (`env.localModelPath`). */
   localModelPath?: string;
+  /**
+   * Node only: where files loaded over HTTP are written (transformers.js hands ONNX Runtime a
+   * path there). Without it, Node loads only local folders.
+   */
+  fileCacheDir?: string;
 }
 
 /** More threads than this gain little for a small model and take cores from the UI. */
 export const MAX_WASM_THREADS = 4;
-/** The threaded build threads need: SIMD only (every browser with WASM threads but Safari < 16.4). */
-export const THREADED_WASM_FILE = 'ort-wasm-simd-threaded.wasm';
 
 export interface WasmThreadContext {
   /** `crossOriginIsolated`: SharedArrayBuffer, which WASM threads need, exists only then. */
   isCrossOriginIsolated: boolean;
   hardwareConcurrency: number;
-  /** The threaded SIMD build is among the WASM paths and SIMD works. */
-  canUseThreadedBuild: boolean;
 }
 
 /** One thread unless the page is cross-origin isolated: then one per core, up to four. */
 export function chooseWasmThreadCount(context: WasmThreadContext): number {
-  if (!context.isCrossOriginIsolated || !context.canUseThreadedBuild) return 1;
+  if (!context.isCrossOriginIsolated) return 1;
   const cores = Number.isFinite(context.hardwareConcurrency)
     ? Math.floor(context.hardwareConcurrency)
     : 1;
   return Math.max(1, Math.min(MAX_WASM_THREADS, cores));
+}
+
+function withTrailingSlash(url: string): string {
+  return url.endsWith('/') ? url : `${url}/`;
 }
 
 const progressStatuses = new Set(['initiate', 'download', 'progress', 'done', 'ready']);
@@ -66,53 +79,51 @@ export function configureTransformers(
   environment: TransformersEnvironment = {},
   wasmThreads = 1,
 ): void {
-  env.allowRemoteModels = settings.canDownload && settings.source.kind === 'hub';
   if (settings.source.kind === 'self_hosted') {
-    env.allowLocalModels = true;
-    env.localModelPath = settings.source.baseUrl.endsWith('/')
-      ? settings.source.baseUrl
-      : `${settings.source.baseUrl}/`;
-  } else if (environment.localModelPath !== undefined) {
+    // The person's own folder is a model host laid out like the hub (`<model id>/config.json`,
+    // `<model id>/onnx/…`), read as the hub is. Made absolute: transformers.js lists a model's
+    // files (the tokenizer's among them) with `Range` probes, which it sends only to URLs.
+    env.remoteHost = withTrailingSlash(
+      new URL(settings.source.baseUrl, globalThis.location?.href).href,
+    );
+    env.remotePathTemplate = '{model}/';
+    env.allowRemoteModels = true;
+  } else {
+    env.remoteHost = HUB_HOST;
+    env.remotePathTemplate = HUB_PATH_TEMPLATE;
+    env.allowRemoteModels = settings.canDownload;
+  }
+  if (settings.source.kind === 'hub' && environment.localModelPath !== undefined) {
     env.allowLocalModels = true;
     env.localModelPath = environment.localModelPath;
   } else {
     // No probing of /models/ on our own origin: it would answer with the app's index.html.
     env.allowLocalModels = false;
   }
-  // Imported models live in the browser cache under their hub URL, where transformers.js looks.
+  // Downloaded files (hub or self-hosted) are kept in the browser cache under their address, for
+  // offline use; imported models are written there under their hub URL, where transformers.js looks.
   env.useBrowserCache = typeof caches !== 'undefined';
-  if (environment.wasmPaths !== undefined) {
-    env.backends.onnx.wasm.wasmPaths = environment.wasmPaths;
-    // ONNX Runtime reads this once, when its first session starts in this worker.
-    env.backends.onnx.wasm.numThreads = wasmThreads;
+  // Node (tests, bench) downloads into a folder only when given one, never under node_modules.
+  env.useFSCache = environment.fileCacheDir !== undefined;
+  if (environment.fileCacheDir !== undefined) env.cacheDir = environment.fileCacheDir;
+  // No copy of ONNX Runtime's own files in that cache: the service worker precaches them, and
+  // transformers.js would import the loader back from a blob: URL, which script-src 'self' forbids.
+  env.useWasmCache = false;
+  const wasm = env.backends.onnx.wasm;
+  if (environment.wasmPaths !== undefined && wasm !== undefined) {
+    wasm.wasmPaths = { ...environment.wasmPaths };
+    // ONNX Runtime reads this once, when its first session starts in this worker. Its threads
+    // are module workers started from the same-origin loader (`mjs`), which the CSP allows.
+    wasm.numThreads = wasmThreads;
   }
 }
 
-/**
- * The smallest module with a SIMD instruction (the probe ONNX Runtime itself uses): without SIMD,
- * ONNX Runtime would ask for the plain threaded build, which is never among the WASM paths.
- */
-const SIMD_PROBE = new Uint8Array([
-  0, 97, 115, 109, 1, 0, 0, 0, 1, 4, 1, 96, 0, 0, 3, 2, 1, 0, 10, 30, 1, 28, 0, 65, 0, 253, 15, 253,
-  12, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 253, 186, 1, 26, 11,
-]);
-
-function canRunSimd(): boolean {
-  if (env.backends.onnx.wasm.simd === false) return false;
-  try {
-    return WebAssembly.validate(SIMD_PROBE);
-  } catch {
-    return false;
-  }
-}
-
-/** The pinned count, else one per core (up to four) when isolated and the threaded build is given. */
+/** The pinned count, else one per core (up to four) when the page is cross-origin isolated. */
 function resolveWasmThreads(environment: TransformersEnvironment): number {
-  if (environment.wasmThreads !== undefined) return environment.wasmThreads;
+  if (environment.threads !== undefined) return environment.threads;
   return chooseWasmThreadCount({
     isCrossOriginIsolated: globalThis.crossOriginIsolated === true,
     hardwareConcurrency: globalThis.navigator?.hardwareConcurrency ?? 1,
-    canUseThreadedBuild: environment.wasmPaths?.[THREADED_WASM_FILE] !== undefined && canRunSimd(),
   });
 }
 
@@ -136,7 +147,8 @@ export async function createTransformersEmbedder(
   environment: TransformersEnvironment = {},
   onProgress: (progress: ModelLoadProgress) => void = () => undefined,
 ): Promise<Embedder> {
-  configureTransformers(settings, environment, resolveWasmThreads(environment));
+  const threads = resolveWasmThreads(environment);
+  configureTransformers(settings, environment, threads);
   if (!env.allowRemoteModels && !env.allowLocalModels) {
     if (!(await isModelCached(settings.modelId, settings.isQuantized))) {
       throw new Error(`its files are not stored in this browser`);
@@ -144,13 +156,26 @@ export async function createTransformersEmbedder(
     env.allowLocalModels = true;
     env.localModelPath = OFFLINE_LOCAL_PATH;
   }
-  const extractor = await pipeline('feature-extraction', settings.modelId, {
-    quantized: settings.isQuantized,
-    progress_callback: (raw: unknown) => {
-      const progress = toProgress(raw);
-      if (progress !== null) onProgress(progress);
+  const isBrowser = environment.wasmPaths !== undefined;
+  const extractor: FeatureExtractionPipeline = await pipeline(
+    'feature-extraction',
+    settings.modelId,
+    {
+      // model_quantized.onnx (8-bit) or model.onnx, the file names the hub's ONNX exports use.
+      dtype: settings.isQuantized ? 'q8' : 'fp32',
+      // The browser build bundles only ONNX Runtime's WASM backend (vite.config.ts); Node uses
+      // onnxruntime-node, with its intra-op threads pinned like the browser's when asked.
+      ...(isBrowser
+        ? { device: 'wasm' as const }
+        : environment.threads !== undefined
+          ? { session_options: { intraOpNumThreads: threads, interOpNumThreads: 1 } }
+          : {}),
+      progress_callback: (raw: unknown) => {
+        const progress = toProgress(raw);
+        if (progress !== null) onProgress(progress);
+      },
     },
-  });
+  );
   const info = describeEmbeddingModel(settings.modelId);
   return {
     modelId: embeddingModelKey(settings),

@@ -1,4 +1,9 @@
 import { build } from 'esbuild';
+import {
+  ORT_EXTERN_WASM_CONDITION,
+  ORT_WEB_IMPORT,
+  ORT_WEB_WASM_ENTRY,
+} from '../../../vite.config';
 import { createServer, type Server } from 'node:http';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
@@ -30,8 +35,12 @@ export const ISOLATION_HEADERS: Readonly<Record<string, string>> = {
   'Cross-Origin-Resource-Policy': 'same-origin',
 };
 
-/** Serves files from `roots` (first match wins) with the isolation headers. */
-export function startStaticServer(roots: Record<string, string>, port: number): Promise<Server> {
+/** Serves files from `roots` (first match wins) with the isolation headers and `headers`. */
+export function startStaticServer(
+  roots: Record<string, string>,
+  port: number,
+  headers: Readonly<Record<string, string>> = {},
+): Promise<Server> {
   const server = createServer((request, response) => {
     void (async () => {
       const path = decodeURIComponent(new URL(request.url ?? '/', 'http://127.0.0.1').pathname);
@@ -42,13 +51,14 @@ export function startStaticServer(roots: Record<string, string>, port: number): 
           ? ''
           : normalize(join(root, path.slice(prefix.length)));
       if (root === undefined || !file.startsWith(root) || !existsSync(file)) {
-        response.writeHead(404, ISOLATION_HEADERS).end();
+        response.writeHead(404, { ...ISOLATION_HEADERS, ...headers }).end();
         return;
       }
       const body = await readFile(file);
       response
         .writeHead(200, {
           ...ISOLATION_HEADERS,
+          ...headers,
           'Content-Type': CONTENT_TYPES[extname(file)] ?? 'application/octet-stream',
         })
         .end(body);
@@ -71,6 +81,9 @@ export async function bundleBenchPage(name: string, entry: string): Promise<stri
     outfile: join(OUT_DIR, `${name}.js`),
     logLevel: 'warning',
     define: { 'process.env.NODE_ENV': '"production"' },
+    // ONNX Runtime's WASM-only entry for transformers.js, as the app's build resolves it.
+    alias: { [ORT_WEB_IMPORT]: ORT_WEB_WASM_ENTRY },
+    conditions: [ORT_EXTERN_WASM_CONDITION],
   });
   await writeFile(
     join(OUT_DIR, `${name}.html`),
@@ -113,14 +126,22 @@ export interface BrowserBench {
   close(): Promise<void>;
 }
 
-/** Bundles the named entries, serves them under /pages/ (plus `extraRoots`), and launches Chromium. */
+/**
+ * Bundles the named entries, serves them under /pages/ (plus `extraRoots`, and `headers` on every
+ * response), and launches Chromium.
+ */
 export async function startBrowserBench(
   pages: Record<string, string>,
   extraRoots: Record<string, string> = {},
+  headers: Readonly<Record<string, string>> = {},
 ): Promise<BrowserBench> {
   let outDir = OUT_DIR;
   for (const [name, entry] of Object.entries(pages)) outDir = await bundleBenchPage(name, entry);
-  const server = await startStaticServer({ '/pages/': outDir, ...extraRoots }, BENCH_STATIC_PORT);
+  const server = await startStaticServer(
+    { '/pages/': outDir, ...extraRoots },
+    BENCH_STATIC_PORT,
+    headers,
+  );
   const browser = await launchChromium();
   return {
     browser,

@@ -1,5 +1,8 @@
 /// <reference lib="webworker" />
-import { createTransformersEmbedder } from '../../../src/workers/embedding/transformers-embedder';
+import {
+  createTransformersEmbedder,
+  type OrtWasmPaths,
+} from '../../../src/workers/embedding/transformers-embedder';
 import { EMBEDDING_MODEL_ID, measureEmbedding } from '../lib/embedding-workload';
 
 /**
@@ -10,7 +13,7 @@ import { EMBEDDING_MODEL_ID, measureEmbedding } from '../lib/embedding-workload'
 export interface EmbeddingWorkerRequest {
   threads: number;
   modelBaseUrl: string;
-  wasmPaths: Record<string, string>;
+  wasmPaths: OrtWasmPaths;
   texts: string[];
   passes: { maxPasses: number; budgetMs: number };
 }
@@ -25,13 +28,13 @@ self.onmessage = async (event: MessageEvent<EmbeddingWorkerRequest>) => {
         source: { kind: 'self_hosted', baseUrl: modelBaseUrl },
         canDownload: false,
       },
-      { wasmPaths, wasmThreads: threads },
+      { wasmPaths, threads },
     );
     const run = await measureEmbedding(embedder, texts, passes);
     const wasmFiles = performance
       .getEntriesByType('resource')
       .map((entry) => entry.name.split('/').pop() ?? '')
-      .filter((name) => name.endsWith('.wasm'));
+      .filter((name) => name.startsWith('ort'));
     self.postMessage({
       ok: true,
       run,

@@ -49,6 +49,40 @@ describe('mock server model files under /models/', () => {
     expect(await pending).toBe(200);
   });
 
+  it('holds only the files whose path ends as asked', async () => {
+    const release = server.models.hold('onnx/model.onnx');
+    let isWeightsAnswered = false;
+    const weights = fetch(`${server.url}/models/carrel/tiny-embedder/onnx/model.onnx`).then(
+      (response) => {
+        isWeightsAnswered = true;
+        return response.status;
+      },
+    );
+    const config = await fetch(`${server.url}/models/carrel/tiny-embedder/config.json`);
+    expect(config.status).toBe(200);
+    expect(isWeightsAnswered).toBe(false);
+    release();
+    expect(await weights).toBe(200);
+    expect(server.models.served()).toEqual([
+      '/models/carrel/tiny-embedder/config.json',
+      '/models/carrel/tiny-embedder/onnx/model.onnx',
+    ]);
+  });
+
+  it('answers a range probe at once, even while holding, with the size in content-range', async () => {
+    const release = server.models.hold();
+    const path = `${server.url}/models/carrel/tiny-embedder/config.json`;
+    const whole = (await readFile(TINY_CONFIG)).byteLength;
+    const probe = await fetch(path, { headers: { range: 'bytes=0-0' } });
+    expect(probe.status).toBe(206);
+    expect(probe.headers.get('content-range')).toBe(`bytes 0-0/${whole}`);
+    expect((await probe.arrayBuffer()).byteLength).toBe(1);
+    const beyond = await fetch(path, { headers: { range: `bytes=${whole}-` } });
+    expect(beyond.status).toBe(416);
+    expect(server.models.served()).toEqual([]);
+    release();
+  });
+
   it('leaves the LLM routes, /v1/models included, to the mock LLM', async () => {
     const response = await fetch(`${server.url}/v1/models`, {
       headers: { authorization: 'Bearer sk-test' },

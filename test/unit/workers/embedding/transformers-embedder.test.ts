@@ -1,3 +1,6 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createHybridRetriever } from '../../../../src/core/rag';
 import {
@@ -5,6 +8,7 @@ import {
   type ModelLoadProgress,
 } from '../../../../src/workers/embedding/transformers-embedder';
 import { loadCorpusChunks, loadKnownAnswers, measureRecall } from '../../core/rag/corpus';
+import { startMockLlm } from '../../../mock-llm/server';
 import { loadTinyEmbedder, TINY_MODEL_PATH, TINY_MODEL_SETTINGS } from './tiny-model';
 
 const signal = new AbortController().signal;
@@ -24,6 +28,35 @@ describe('createTransformersEmbedder with the tiny test model', () => {
       progress.some((event) => event.file === 'onnx/model.onnx' && event.status === 'done'),
     ).toBe(true);
     expect(progress.at(-1)?.status).toBe('ready');
+  });
+
+  it('loads a self-hosted folder over HTTP, tokenizer included, with hub downloads switched off', async () => {
+    const server = await startMockLlm();
+    const fileCacheDir = await mkdtemp(join(tmpdir(), 'carrel-models-'));
+    try {
+      const embedder = await createTransformersEmbedder(
+        {
+          ...TINY_MODEL_SETTINGS,
+          source: { kind: 'self_hosted', baseUrl: `${server.url}/models` },
+          canDownload: false,
+        },
+        { fileCacheDir },
+      );
+      const [selfHosted] = await embedder.embed(['baking bread in the oven'], 'passage', signal);
+      const [local] = await (await loadTinyEmbedder()).embed(['baking bread in the oven'], 'passage', signal);
+      if (selfHosted === undefined || local === undefined) throw new Error('expected vectors');
+      expect(dot(selfHosted, local)).toBeCloseTo(1, 5);
+      expect(server.models.served()).toEqual(
+        expect.arrayContaining(
+          ['config.json', 'tokenizer.json', 'tokenizer_config.json', 'onnx/model.onnx'].map(
+            (file) => `/models/carrel/tiny-embedder/${file}`,
+          ),
+        ),
+      );
+    } finally {
+      await server.close();
+      await rm(fileCacheDir, { recursive: true, force: true });
+    }
   });
 
   it('fails clearly for a model that is neither local nor downloadable', async () => {
