@@ -342,6 +342,8 @@ export type EmbeddingPurpose = 'query' | 'passage';
 export interface Embedder {
   /** Stored next to each vector so vectors of different models never mix. */
   readonly modelId: string;
+  /** Where it runs, for people: "WebAssembly, 2 threads". */
+  readonly runtime?: string;
   embed(
     texts: readonly string[],
     purpose: EmbeddingPurpose,

@@ -272,6 +272,11 @@ function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+/** "carrel/tiny-embedder is ready (WebAssembly, 2 threads)." */
+export function readyStatus(modelId: string, runtime: string | null): string {
+  return runtime === null ? `${modelId} is ready.` : `${modelId} is ready (${runtime}).`;
+}
+
 /** Embedding model choice, source, downloads, "Download now" and folder import (Settings). */
 export class EmbeddingSettingsState {
   settings = $state<EmbeddingSettings>(DEFAULT_EMBEDDING_SETTINGS);
@@ -315,7 +320,7 @@ export class EmbeddingSettingsState {
       const job = this.deps.loadEmbedding().prepareModel($state.snapshot(this.settings), (event) => this.onProgress(event));
       this.cancelPrepare = () => job.cancel();
       const result = await job.result;
-      this.status = result.ok ? `${this.settings.modelId} is ready.` : result.error.message;
+      this.status = result.ok ? readyStatus(this.settings.modelId, result.value.runtime) : result.error.message;
     } catch (error) {
       this.status = describe(error);
     } finally {

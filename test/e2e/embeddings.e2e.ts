@@ -88,7 +88,18 @@ test.describe('embeddings in the browser', () => {
     await expect(embedding.progress()).toBeVisible();
     await expect(embedding.section()).toContainText('onnx/model.onnx');
     release();
-    await expect(embedding.status()).toHaveText(`${TINY_MODEL_ID} is ready.`, { timeout: 30_000 });
+    // The preview server makes the page cross-origin isolated, so ONNX Runtime starts one thread
+    // per core (at most four) under the app's CSP; the count shown is the one it runs with.
+    const { isIsolated, cores } = await page.evaluate(() => ({
+      isIsolated: crossOriginIsolated,
+      cores: navigator.hardwareConcurrency,
+    }));
+    expect(isIsolated).toBe(true);
+    const threads = Math.min(4, cores);
+    await expect(embedding.status()).toHaveText(
+      `${TINY_MODEL_ID} is ready (WebAssembly, ${threads} thread${threads === 1 ? '' : 's'}).`,
+      { timeout: 30_000 },
+    );
     await expect(embedding.progress()).toHaveCount(0);
     const modelFolder = `/models/${TINY_MODEL_ID}/`;
     expect(llm.models.served()).toEqual(

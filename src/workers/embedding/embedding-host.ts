@@ -104,7 +104,7 @@ export function createEmbeddingHost(deps: EmbeddingHostDeps): EmbeddingWorkerApi
       ),
     prepareModel: (jobId, settings, onProgress) =>
       runJob(jobId, settings, onProgress, (embedder) =>
-        Promise.resolve({ modelKey: embedder.modelId }),
+        Promise.resolve({ modelKey: embedder.modelId, runtime: embedder.runtime ?? null }),
       ),
     async importModelFolder(modelId, files, isQuantized) {
       try {

@@ -48,7 +48,7 @@ export interface EmbeddingWorkerApi {
     jobId: string,
     settings: EmbeddingSettings,
     onProgress: EmbeddingProgressListener,
-  ): Promise<WorkerResult<{ modelKey: string }>>;
+  ): Promise<WorkerResult<{ modelKey: string; runtime: string | null }>>;
   /** Stores the files of a model folder the user picked, for offline use. */
   importModelFolder(
     modelId: string,

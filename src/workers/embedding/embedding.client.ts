@@ -50,7 +50,7 @@ export interface EmbeddingClient extends Pick<
   prepareModel(
     settings: EmbeddingSettings,
     onProgress: EmbeddingProgressListener,
-  ): EmbeddingJob<{ modelKey: string }>;
+  ): EmbeddingJob<{ modelKey: string; runtime: string | null }>;
   dispose(): void;
 }
 

@@ -118,6 +118,10 @@ export function configureTransformers(
   }
 }
 
+export function describeWasmRuntime(threads: number): string {
+  return `WebAssembly, ${threads} thread${threads === 1 ? '' : 's'}`;
+}
+
 /** The pinned count, else one per core (up to four) when the page is cross-origin isolated. */
 function resolveWasmThreads(environment: TransformersEnvironment): number {
   if (environment.threads !== undefined) return environment.threads;
@@ -179,6 +183,10 @@ export async function createTransformersEmbedder(
   const info = describeEmbeddingModel(settings.modelId);
   return {
     modelId: embeddingModelKey(settings),
+    // ONNX Runtime lowers the count to 1 when it cannot start threads, so this is what runs.
+    runtime: isBrowser
+      ? describeWasmRuntime(env.backends.onnx.wasm?.numThreads ?? 1)
+      : 'onnxruntime-node (CPU)',
     async embed(texts: readonly string[], purpose: EmbeddingPurpose, signal: AbortSignal) {
       if (texts.length === 0) return [];
       signal.throwIfAborted();

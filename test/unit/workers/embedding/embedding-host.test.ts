@@ -45,6 +45,16 @@ async function ingestLongMarkdown() {
 }
 
 describe('createEmbeddingHost', () => {
+  it('prepares the model and says how it runs', async () => {
+    const stores = await createRagStores();
+    const tiny = await loadTinyEmbedder();
+    const host = createEmbeddingHost({ ...stores, loadEmbedder: () => Promise.resolve(tiny) });
+    expect(await host.prepareModel('job', TINY_MODEL_SETTINGS, () => undefined)).toEqual({
+      ok: true,
+      value: { modelKey: tiny.modelId, runtime: 'onnxruntime-node (CPU)' },
+    });
+  });
+
   it('embeds every chunk of the project, saves the vectors and reports progress per batch', async () => {
     const { stores, fileId, chunkCount } = await ingestLongMarkdown();
     const tiny = await loadTinyEmbedder();
