@@ -3,10 +3,13 @@
 /usr/bin/python3, which has Debian's python3-torch and python3-onnx):
 
     /usr/bin/python3 scripts/make-tiny-model.py
-    /usr/bin/python3 scripts/make-tiny-model.py --shape minilm --out test/bench/.models/carrel/minilm-shape
+    /usr/bin/python3 scripts/make-tiny-model.py --shape minilm --out test/bench/.models/carrel/minilm-shape --quantized
 
 Output, in the layout transformers.js expects under `env.localModelPath`:
     <out>/{config.json, tokenizer.json, tokenizer_config.json, onnx/model.onnx}
+and with `--quantized` also <out>/onnx/model_quantized.onnx, the file transformers.js loads for
+dtype 'q8' (the app's `isQuantized: true`). `--quantize-existing` writes only that file, from the
+folder's existing onnx/model.onnx (the bench adds it without regenerating the float model).
 
 Both models have BERT's interface (input_ids, attention_mask, token_type_ids -> last_hidden_state)
 and a WordPiece tokenizer.
@@ -23,14 +26,27 @@ of sentence-transformers/all-MiniLM-L6-v2 (6 layers, hidden 384, 12 heads, inter
 vocabulary 30522, 512 positions, 22.7M parameters, ~91 MB float32) with random weights (BERT's
 N(0, 0.02) initialisation) and a generated vocabulary: as fast as the real model, its vectors
 mean nothing. Deterministic (every weight comes from one seeded generator).
+
+The 8-bit file is what ONNX Runtime's `quantize_dynamic` (default options, as used for the hub's
+model_quantized.onnx files) makes of the float graph, written here with the `onnx` package alone:
+each MatMul whose second input is a float initializer becomes DynamicQuantizeLinear on the
+activation (uint8, one per activation tensor, shared by the MatMuls reading it), MatMulInteger
+with the weight as int8 (symmetric, one scale per tensor, zero point 0, range ±127), Cast to float,
+and Mul by activation scale × weight scale; each Gather from a float initializer (the embedding
+tables) reads a uint8 copy (asymmetric, per tensor) followed by DequantizeLinear. Everything else
+(attention score MatMuls, LayerNorm, GELU, Softmax) stays float32.
 """
 import argparse
 import json
 import math
+import os
 import re
 from pathlib import Path
 
+import numpy
+import onnx
 import torch
+from onnx import TensorProto, helper, numpy_helper
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / 'test/fixtures/documents/corpus'
@@ -288,17 +304,142 @@ def make_minilm(out):
     write_model_folder(out, model, vocab, MINILM)
 
 
+# ── 8-bit quantized copy (ONNX Runtime's dynamic quantization pattern) ─────────────────────────
+
+
+def quantize_symmetric_int8(weights):
+    """int8 in [-127, 127], zero point 0, one scale for the tensor (ORT's default weight type)."""
+    scale = float(numpy.abs(weights).max()) / 127 or 1.0
+    quantized = numpy.clip(numpy.rint(weights / scale), -127, 127).astype(numpy.int8)
+    return quantized, numpy.float32(scale), numpy.int8(0)
+
+
+def quantize_asymmetric_uint8(values):
+    """uint8 over [min(values, 0), max(values, 0)], as ORT quantizes Gather tables in dynamic mode."""
+    low = min(float(values.min()), 0.0)
+    high = max(float(values.max()), 0.0)
+    scale = (high - low) / 255 or 1.0
+    zero_point = int(numpy.clip(numpy.rint(-low / scale), 0, 255))
+    quantized = numpy.clip(numpy.rint(values / scale) + zero_point, 0, 255).astype(numpy.uint8)
+    return quantized, numpy.float32(scale), numpy.uint8(zero_point)
+
+
+def quantize_dynamic_8bit(model):
+    """Rewrites `model` (in place) as ONNX Runtime's quantize_dynamic would; returns the counts of
+    quantized MatMuls and Gathers."""
+    graph = model.graph
+    floats = {
+        tensor.name: tensor
+        for tensor in graph.initializer
+        if tensor.data_type == TensorProto.FLOAT
+    }
+    added = []
+    quantized_activations = {}
+    nodes = []
+    counts = {'MatMul': 0, 'Gather': 0}
+
+    quantized_initializers = {}
+
+    def add_quantized(tensor, quantize):
+        """The names of the quantized copy of `tensor`, its scale and zero point (made once)."""
+        if tensor.name not in quantized_initializers:
+            names = tuple(f'{tensor.name}_{suffix}' for suffix in ('quantized', 'scale', 'zero_point'))
+            for array, name in zip(quantize(numpy_helper.to_array(tensor)), names):
+                added.append(numpy_helper.from_array(numpy.asarray(array), name))
+            quantized_initializers[tensor.name] = names
+        return quantized_initializers[tensor.name]
+
+    for node in graph.node:
+        weight = floats.get(node.input[1]) if node.op_type == 'MatMul' else None
+        table = floats.get(node.input[0]) if node.op_type == 'Gather' else None
+        if weight is not None and len(weight.dims) == 2:
+            activation = node.input[0]
+            if activation not in quantized_activations:
+                names = tuple(f'{activation}_{suffix}' for suffix in ('quantized', 'scale', 'zero_point'))
+                nodes.append(helper.make_node('DynamicQuantizeLinear', [activation], list(names), name=f'{activation}_QuantizeLinear'))
+                quantized_activations[activation] = names
+            activation_q, activation_scale, activation_zero = quantized_activations[activation]
+            weight_q, weight_scale, weight_zero = add_quantized(weight, quantize_symmetric_int8)
+            output = node.output[0]
+            nodes += [
+                helper.make_node('MatMulInteger', [activation_q, weight_q, activation_zero, weight_zero], [f'{output}_output_quantized'], name=f'{node.name}_quant'),
+                helper.make_node('Cast', [f'{output}_output_quantized'], [f'{output}_output_quantized_cast_output'], to=TensorProto.FLOAT, name=f'{node.name}_quant_cast'),
+                helper.make_node('Mul', [activation_scale, weight_scale], [f'{output}_scales_mul'], name=f'{node.name}_quant_scales_mul'),
+                helper.make_node('Mul', [f'{output}_output_quantized_cast_output', f'{output}_scales_mul'], [output], name=f'{node.name}_quant_output_scale_mul'),
+            ]
+            counts['MatMul'] += 1
+        elif table is not None:
+            table_q, table_scale, table_zero = add_quantized(table, quantize_asymmetric_uint8)
+            output = node.output[0]
+            gathered = helper.make_node('Gather', [table_q, *node.input[1:]], [f'{output}_quantized'], name=node.name)
+            gathered.attribute.extend(node.attribute)
+            nodes += [
+                gathered,
+                helper.make_node('DequantizeLinear', [f'{output}_quantized', table_scale, table_zero], [output], name=f'{output}_DequantizeLinear'),
+            ]
+            counts['Gather'] += 1
+        else:
+            nodes.append(node)
+
+    graph.ClearField('node')
+    graph.node.extend(nodes)
+    # The float weights are gone unless another node still reads them.
+    still_read = {name for node in graph.node for name in node.input}
+    kept = [tensor for tensor in graph.initializer if tensor.name in still_read]
+    graph.ClearField('initializer')
+    graph.initializer.extend(kept + added)
+    inputs = [value for value in graph.input if value.name not in floats or value.name in still_read]
+    graph.ClearField('input')
+    graph.input.extend(inputs)
+    return counts
+
+
+def write_quantized(out):
+    """Writes <out>/onnx/model_quantized.onnx from <out>/onnx/model.onnx (never half-written)."""
+    source = out / 'onnx/model.onnx'
+    if not source.is_file():
+        raise SystemExit(f'{source} does not exist: generate the float model first')
+    model = onnx.load(str(source))
+    counts = quantize_dynamic_8bit(model)
+    onnx.checker.check_model(model)
+    target = out / 'onnx/model_quantized.onnx'
+    partial = target.with_name(target.name + '.partial')
+    onnx.save(model, str(partial))
+    os.replace(partial, target)
+    print(f"quantized {counts['MatMul']} MatMuls and {counts['Gather']} Gathers to 8 bits; wrote {target} ({target.stat().st_size} bytes)")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     parser.add_argument('--shape', choices=['tiny', 'minilm'], default='tiny')
     parser.add_argument('--out', type=Path, help='model folder (default for tiny: the test fixture)')
+    quantization = parser.add_mutually_exclusive_group()
+    quantization.add_argument(
+        '--quantized',
+        action='store_true',
+        help='also write onnx/model_quantized.onnx, the dynamic 8-bit copy (transformers.js dtype q8)',
+    )
+    quantization.add_argument(
+        '--quantize-existing',
+        action='store_true',
+        help='write only onnx/model_quantized.onnx, from the existing onnx/model.onnx in --out',
+    )
     args = parser.parse_args()
+    if args.quantize_existing:
+        if args.out is None:
+            parser.error('--quantize-existing needs --out')
+        write_quantized(args.out.resolve())
+        return
     if args.shape == 'tiny':
-        make_tiny((args.out or TINY_OUT).resolve())
+        out = (args.out or TINY_OUT).resolve()
+        make_tiny(out)
     elif args.out is None:
         parser.error('--shape minilm needs --out (the bench uses test/bench/.models/carrel/minilm-shape)')
     else:
-        make_minilm(args.out.resolve())
+        out = args.out.resolve()
+        make_minilm(out)
+    if args.quantized:
+        write_quantized(out)
 
 
 if __name__ == '__main__':

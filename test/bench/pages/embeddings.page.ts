@@ -1,6 +1,6 @@
 import type { EmbeddingWorkerRequest } from './embeddings.worker';
 
-/** Bench 6 in Chromium: runs one thread count in a fresh worker, called by Playwright. */
+/** Bench 6 in Chromium: one model file and thread count in a fresh worker, called by Playwright. */
 Object.assign(globalThis, {
   benchReady: true,
   hardwareConcurrency: navigator.hardwareConcurrency,

@@ -7,11 +7,13 @@ import { EMBEDDING_MODEL_ID, measureEmbedding } from '../lib/embedding-workload'
 
 /**
  * Bench 6 in Chromium, in a dedicated worker like the app's embedding worker (ONNX Runtime
- * initialises once per worker, so each thread count gets a fresh one): the app's embedder
+ * initialises once per worker, so each run gets a fresh one): the app's embedder
  * (transformers.js + ONNX Runtime WASM) over the bench model served as a self-hosted folder.
  */
 export interface EmbeddingWorkerRequest {
   threads: number;
+  /** The 8-bit file (onnx/model_quantized.onnx) rather than the float32 one (onnx/model.onnx). */
+  isQuantized: boolean;
   modelBaseUrl: string;
   wasmPaths: OrtWasmPaths;
   texts: string[];
@@ -19,12 +21,12 @@ export interface EmbeddingWorkerRequest {
 }
 
 self.onmessage = async (event: MessageEvent<EmbeddingWorkerRequest>) => {
-  const { threads, modelBaseUrl, wasmPaths, texts, passes } = event.data;
+  const { threads, isQuantized, modelBaseUrl, wasmPaths, texts, passes } = event.data;
   try {
     const embedder = await createTransformersEmbedder(
       {
         modelId: EMBEDDING_MODEL_ID,
-        isQuantized: false,
+        isQuantized,
         source: { kind: 'self_hosted', baseUrl: modelBaseUrl },
         canDownload: false,
       },
