@@ -38,7 +38,7 @@ export class ModelDownload {
     return this.view();
   }
 
-  view(): ModelDownloadView {
+  private view(): ModelDownloadView {
     const entries = [...this.files];
     const pending = entries.filter(([, file]) => !file.isDone).map(([name]) => name);
     const sized = entries.map(([, file]) => file).filter((file) => file.total > 0);

@@ -74,10 +74,10 @@ function withTrailingSlash(url: string): string {
 const progressStatuses = new Set(['initiate', 'download', 'progress', 'done', 'ready']);
 
 /** Sets transformers.js's global env for these settings; the worker holds one model at a time. */
-export function configureTransformers(
+function configureTransformers(
   settings: EmbeddingSettings,
-  environment: TransformersEnvironment = {},
-  wasmThreads = 1,
+  environment: TransformersEnvironment,
+  wasmThreads: number,
 ): void {
   if (settings.source.kind === 'self_hosted') {
     // The person's own folder is a model host laid out like the hub (`<model id>/config.json`,
