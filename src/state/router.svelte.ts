@@ -60,9 +60,13 @@ export class RouterState {
     this.route = route;
   }
 
-  /** A new chat got its id: its address replaces the new chat's, unless the person moved on. */
+  /**
+   * A new chat got its id: its address replaces the new chat's, unless the person moved on.
+   * Decided from the address itself: `route` follows it only once `hashchange` has been
+   * dispatched, and a navigation still waiting for that event must not be undone.
+   */
   followCreatedSession(sessionId: SessionId): void {
-    if (shouldFollowCreatedSession(this.route, sessionId)) this.go({ name: 'chat', sessionId });
+    if (shouldFollowCreatedSession(parseRoute(location.hash), sessionId)) this.go({ name: 'chat', sessionId });
   }
 
   dispose(): void {

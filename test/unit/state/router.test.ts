@@ -1,6 +1,6 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { asProjectId, asSessionId } from '../../../src/core/model';
-import { parseRoute, routeHref, shouldFollowCreatedSession, type Route } from '../../../src/state/router.svelte';
+import { parseRoute, RouterState, routeHref, shouldFollowCreatedSession, type Route } from '../../../src/state/router.svelte';
 
 describe('hash routes', () => {
   it('round-trips every route', () => {
@@ -29,5 +29,31 @@ describe('a chat created by the first message', () => {
     expect(shouldFollowCreatedSession({ name: 'agents' }, created)).toBe(false);
     expect(shouldFollowCreatedSession({ name: 'project', projectId: asProjectId('p1') }, created)).toBe(false);
     expect(shouldFollowCreatedSession({ name: 'chat', sessionId: asSessionId('s-other') }, created)).toBe(false);
+  });
+});
+
+describe('RouterState.followCreatedSession', () => {
+  afterEach(() => vi.unstubAllGlobals());
+
+  /** A window whose hashchange events are only dispatched when the test says so, as in a browser. */
+  function stubWindow(hash: string) {
+    const location = { hash };
+    vi.stubGlobal('location', location);
+    vi.stubGlobal('window', { addEventListener: () => undefined, removeEventListener: () => undefined });
+    return location;
+  }
+
+  it('takes the new chat from the new-chat address', () => {
+    const location = stubWindow('#/');
+    new RouterState().followCreatedSession(asSessionId('s-new'));
+    expect(location.hash).toBe('#/chat/s-new');
+  });
+
+  it('does not undo a navigation whose hashchange has not been dispatched yet', () => {
+    const location = stubWindow('#/chat/s-new');
+    const router = new RouterState();
+    location.hash = '#/settings';
+    router.followCreatedSession(asSessionId('s-new'));
+    expect(location.hash).toBe('#/settings');
   });
 });
