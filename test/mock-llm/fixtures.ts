@@ -26,13 +26,14 @@ export interface Fixtures {
 
 const CATALOGUE_SUFFIX = '-error-bodies.json';
 
-/** opts.fixturesDir, else $CARREL_SHARED_DIR/fixtures/providers, else the sibling shared/ checkout. */
+/** The recorded streams and error bodies the repository ships (test/fixtures/providers). */
+export const PROVIDER_FIXTURES_DIR = fileURLToPath(
+  new URL('../fixtures/providers', import.meta.url),
+);
+
+/** opts.fixturesDir, else the fixtures in the repository. */
 export function resolveFixturesDir(explicitDir?: string): string {
-  if (explicitDir !== undefined) return resolve(explicitDir);
-  const sharedDir = process.env.CARREL_SHARED_DIR;
-  if (sharedDir !== undefined && sharedDir !== '')
-    return resolve(sharedDir, 'fixtures', 'providers');
-  return fileURLToPath(new URL('../../../shared/fixtures/providers', import.meta.url));
+  return explicitDir === undefined ? PROVIDER_FIXTURES_DIR : resolve(explicitDir);
 }
 
 async function readEntryBody(

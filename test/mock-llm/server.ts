@@ -51,7 +51,7 @@ export type {
 export interface MockLlmOptions {
   /** 0 (default) picks a free port. */
   port?: number;
-  /** Defaults to $CARREL_SHARED_DIR/fixtures/providers, else ../../../shared/fixtures/providers. */
+  /** Defaults to the repository's test/fixtures/providers. */
   fixturesDir?: string;
   /** Accepted API keys. Default: any key starting with `sk-` or `test-`. */
   validKeys?: readonly string[] | KeyValidator;

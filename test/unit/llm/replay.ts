@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { PROVIDER_FIXTURES_DIR } from '../../mock-llm/fixtures';
 import { asProviderId } from '../../../src/core/model';
 import type { LlmEvent, ProviderConfig, ProviderPreset } from '../../../src/core/model';
 import type { LlmRequest } from '../../../src/core/ports';
@@ -8,12 +8,8 @@ import { PROVIDER_PRESETS } from '../../../src/llm/provider-presets';
 
 /** Helpers for replaying recorded provider streams through the real client with a stub fetch. */
 
-/** The shared fixtures sit beside the repository (`../shared`), or where CARREL_SHARED_DIR says. */
-export const FIXTURES_DIR = join(
-  process.env.CARREL_SHARED_DIR ?? fileURLToPath(new URL('../../../../shared', import.meta.url)),
-  'fixtures',
-  'providers',
-);
+/** The recorded provider streams the repository ships (test/fixtures/providers). */
+export const FIXTURES_DIR = PROVIDER_FIXTURES_DIR;
 
 export function readFixture(file: string): string {
   return readFileSync(join(FIXTURES_DIR, file), 'utf8');
