@@ -7,7 +7,7 @@ import tseslint from 'typescript-eslint';
 import svelteConfig from './svelte.config.js';
 
 /**
- * Layer rules of HOUSE-STYLE.md, enforced here rather than in prose. Each entry: the files of a
+ * Layer rules (CONTRIBUTING.md, ARCHITECTURE.md), enforced here rather than in prose. Each entry: the files of a
  * layer and the imports they must not make.
  */
 const pattern = (group, message) => ({ group, message });

@@ -1,12 +1,14 @@
 // `npm audit` for runtime dependencies: any high or critical advisory fails. When the registry's
-// audit endpoint cannot be reached (offline CI, a proxy that blocks it), the check reports
-// "skipped: audit endpoint unreachable" and exits 0, so an outage never fails the build; the
-// summary line says so.
+// audit endpoint cannot be reached or refuses the request (offline CI, a proxy that blocks it, a
+// registry mirror that answers 405), the check says why and exits with the "skipped" code, which
+// `npm test` counts as skipped, never as passed.
 import { spawnSync } from 'node:child_process';
+import { SKIPPED_EXIT_CODE } from './test-counts.mjs';
 
 const FAILING_SEVERITIES = ['high', 'critical'];
 /** npm's messages when it could not talk to the audit endpoint at all. */
-const UNREACHABLE_PATTERN = /ENOTFOUND|ECONNREFUSED|ECONNRESET|ETIMEDOUT|EAI_AGAIN|network|audit endpoint returned an error|request to .* failed/i;
+const UNREACHABLE_PATTERN =
+  /ENOTFOUND|ECONNREFUSED|ECONNRESET|ETIMEDOUT|EAI_AGAIN|network|audit endpoint returned an error|request to .* failed|\b(404|405|501|502|503) /i;
 
 const result = spawnSync('npm', ['audit', '--omit=dev', '--json'], { encoding: 'utf8', timeout: 120_000 });
 let report;
@@ -16,11 +18,12 @@ try {
   report = undefined;
 }
 
-const errorText = `${report?.error?.summary ?? ''} ${report?.error?.detail ?? ''} ${result.stderr ?? ''} ${result.error?.message ?? ''}`;
+const errorText = `${report?.message ?? ''} ${report?.error?.summary ?? ''} ${report?.error?.detail ?? ''} ${result.stderr ?? ''} ${result.error?.message ?? ''}`;
 if (report === undefined || report.error !== undefined || result.error !== undefined) {
   if (UNREACHABLE_PATTERN.test(errorText) || result.error !== undefined) {
-    console.log('npm audit (runtime dependencies): skipped: audit endpoint unreachable');
-    process.exit(0);
+    const why = report?.message ?? result.error?.message ?? 'the audit endpoint could not be reached';
+    console.log(`npm audit (runtime dependencies): skipped: ${why}`);
+    process.exit(SKIPPED_EXIT_CODE);
   }
   console.error(`npm audit failed: ${errorText.trim()}`);
   process.exit(1);

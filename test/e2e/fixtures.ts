@@ -18,11 +18,11 @@ interface TestFixtures {
   /** Automatic: fails the test when Cache Storage holds anything from another origin. */
   sameOriginCaches: void;
   /**
-   * Automatic (suite 10 of issue 12, over the whole e2e suite): every API key the test stored
+   * Automatic, over the whole e2e suite: every API key the test stored
    * with a provider is a canary; after the test it must appear in no request to another URL
    * than its provider's, no request body, no console line, and nowhere in localStorage,
    * sessionStorage, Cache Storage or IndexedDB outside the `providers` table. (The build's
-   * precached files are read by URL only here; reliability/key-hygiene.e2e.ts reads them whole.)
+   * precached files are read by URL only here; reliability/key-hygiene.e2e.ts searches them too.)
    */
   keyHygiene: void;
 }
@@ -119,7 +119,7 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
       await use();
       const appOrigin = new URL(baseURL ?? '').origin;
       if (page.isClosed() || new URL(page.url()).origin !== appOrigin) return;
-      const stored = await readStoredText(page, { shouldReadPrecache: false });
+      const stored = await readStoredText(page);
       const canaries = stored.providers.filter((provider) => provider.apiKey.length >= MIN_CANARY_KEY_LENGTH);
       for (const { apiKey, baseUrl } of canaries) {
         const providerBase = baseUrl.replace(/\/+$/, '');

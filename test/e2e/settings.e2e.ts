@@ -89,24 +89,40 @@ test.describe('Settings', () => {
     await expect(page.getByTestId('provider-list')).toHaveCount(0);
   });
 
-  test('screenshots: light and dark, narrow and wide', async ({ page }) => {
+  test('fits a phone and a desktop in light and dark: nothing scrolls sideways or is cut off, and the theme applies', async ({ page }) => {
     await mkdir(SCREENSHOT_DIR, { recursive: true });
+    const backgrounds = new Map<string, string>();
     for (const theme of ['Light', 'Dark'] as const) {
       await page.getByRole('radio', { name: theme }).check();
+      await expect(page.locator('html')).toHaveAttribute('data-theme', theme.toLowerCase());
+      backgrounds.set(theme, await page.evaluate(() => getComputedStyle(document.documentElement).backgroundColor));
       for (const [label, width] of [
         ['narrow', 390],
         ['wide', 1280],
       ] as const) {
         await page.setViewportSize({ width, height: 900 });
-        await page.getByRole('heading', { name: 'Settings', exact: true }).scrollIntoViewIfNeeded();
-        await page.screenshot({ path: `${SCREENSHOT_DIR}/settings-${theme.toLowerCase()}-${label}.png` });
-        // The screen scrolls inside its own panel: one more shot of the lower sections.
-        await page.getByRole('heading', { name: 'Web tools', exact: true }).evaluate((heading) => heading.scrollIntoView());
-        await page.screenshot({ path: `${SCREENSHOT_DIR}/settings-${theme.toLowerCase()}-${label}-tools.png` });
-        await page.getByRole('heading', { name: 'Storage', exact: true }).evaluate((heading) => heading.scrollIntoView());
-        await page.screenshot({ path: `${SCREENSHOT_DIR}/settings-${theme.toLowerCase()}-${label}-storage.png` });
+        for (const section of ['Settings', 'Web tools', 'Storage']) {
+          await page.getByRole('heading', { name: section, exact: true }).evaluate((heading) => heading.scrollIntoView());
+          // Kept for a person to look at; the assertions below are what the test relies on.
+          await page.screenshot({ path: `${SCREENSHOT_DIR}/settings-${theme.toLowerCase()}-${label}-${section.replace(' ', '-').toLowerCase()}.png` });
+        }
+        const layout = await page.evaluate(() => {
+          const viewport = document.documentElement.clientWidth;
+          const cutOff = [...document.querySelectorAll('main button, main input, main select, main textarea, main h2, main h3')]
+            .filter((element) => element.getClientRects().length > 0)
+            .filter((element) => {
+              const rect = element.getBoundingClientRect();
+              return rect.left < -1 || rect.right > viewport + 1;
+            })
+            .map((element) => `${element.tagName.toLowerCase()} "${(element.textContent || element.getAttribute('aria-label') || '').trim().slice(0, 40)}"`);
+          return { pageWidth: document.documentElement.scrollWidth, viewport, cutOff };
+        });
+        expect(layout.pageWidth, `${theme} ${label}: the page scrolls sideways`).toBeLessThanOrEqual(layout.viewport);
+        expect(layout.cutOff, `${theme} ${label}: controls outside the screen`).toEqual([]);
       }
     }
+    expect(backgrounds.get('Light')).not.toBe(backgrounds.get('Dark'));
     await page.getByRole('radio', { name: 'System' }).check();
+    await expect(page.locator('html')).not.toHaveAttribute('data-theme', /./);
   });
 });

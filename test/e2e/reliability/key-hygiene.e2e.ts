@@ -1,21 +1,25 @@
+import type { Page } from '@playwright/test';
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { expect, test } from '../fixtures';
+import type { MockLlm } from '../../mock-llm/server';
 import { InspectorPage } from '../pages/inspector-page';
+import type { SettingsPage } from '../pages/settings-page';
 import { SettingsStoragePage } from '../pages/settings-storage-page';
 import { SettingsToolsPage } from '../pages/settings-tools-page';
 import { ShellPage } from '../pages/shell-page';
 import { placesHolding, readStoredText } from '../support/stored-text';
 
 /**
- * Suite 10 (issue 12): a canary API key goes in through Settings, the app is used (a chat
- * answer, a tool call, the inspector, an export without keys), then every place a key could
- * leak to is searched for it. Only the providers table and the requests to the provider may
- * hold it. Every other e2e test runs the same scan on the keys it configured (the `keyHygiene`
- * fixture in ../fixtures.ts); this one adds the export and the inspector.
+ * A canary API key goes in through Settings, the app is used, then every place a key could leak
+ * to is searched for it. Only the providers table and the requests to the provider may hold it.
+ * Every other e2e test runs the same scan on the keys it configured (the `keyHygiene` fixture in
+ * ../fixtures.ts); these add a tool call, the inspector, an export without keys and the
+ * precached build files. Two tests, so each stays well inside its time limit.
  */
 test.describe('API key hygiene', () => {
-  test('the key appears nowhere but in the providers table and the requests to the provider', async ({ page, settings, chat, llm }) => {
+  /** Sets up a provider with a fresh canary key and records what could leak it. */
+  async function withCanaryProvider(page: Page, settings: SettingsPage, llm: MockLlm) {
     const canary = `sk-CANARY-${randomUUID()}`;
     const providerUrl = `${llm.url}/v1`;
     const consoleLines: string[] = [];
@@ -25,15 +29,40 @@ test.describe('API key hygiene', () => {
     const otherRequests: Array<{ url: string; headers: string; body: string }> = [];
     page.context().on('request', (request) => {
       if (request.url().startsWith(`${providerUrl}/`)) return;
-      otherRequests.push({
-        url: request.url(),
-        headers: JSON.stringify(request.headers()),
-        body: request.postData() ?? '',
-      });
+      otherRequests.push({ url: request.url(), headers: JSON.stringify(request.headers()), body: request.postData() ?? '' });
     });
-
     await settings.open();
     await settings.addProvider({ kind: 'openai', name: 'Canary provider', baseUrl: providerUrl, apiKey: canary, model: 'gpt-4o-mini' });
+
+    /** Searches every place but the provider's own table and requests; returns those holding the key. */
+    async function placesWithKey(extra: Record<string, string>): Promise<string[]> {
+      const stored = await readStoredText(page, { precacheNeedle: canary });
+      // The scan is only meaningful if the key did go where it belongs.
+      expect(stored.providerRows, 'the key is stored with its provider').toContain(canary);
+      const providerRequests = llm.requests().filter((request) => request.path.startsWith('/v1/') && !request.isPreflight);
+      expect(providerRequests.length).toBeGreaterThanOrEqual(1);
+      expect(providerRequests.every((request) => request.headers['authorization'] === `Bearer ${canary}`)).toBe(true);
+      expect(otherRequests.length, 'the scan saw the app load').toBeGreaterThan(0);
+      return placesHolding(
+        {
+          ...extra,
+          localStorage: stored.localStorage,
+          sessionStorage: stored.sessionStorage,
+          'Cache Storage': stored.cacheStorage,
+          console: consoleLines.join('\n'),
+          'requests to other hosts': JSON.stringify(otherRequests),
+          'requests the mock web pages received': JSON.stringify(llm.web.requests()),
+          'bodies sent to the provider': JSON.stringify(providerRequests.map((request) => request.rawBody)),
+          ...Object.fromEntries(Object.entries(stored.tables).map(([name, text]) => [`IndexedDB ${name}`, text])),
+        },
+        canary,
+      );
+    }
+    return { placesWithKey };
+  }
+
+  test('a turn with a tool call, and the inspector, leave the key only with its provider', async ({ page, settings, chat, llm }) => {
+    const { placesWithKey } = await withCanaryProvider(page, settings, llm);
     await new SettingsToolsPage(page).configureWebTools({ shouldAllowPrivateNetwork: true });
 
     // A turn with a tool call that opens a page, then a plain chat answer. The default
@@ -61,34 +90,23 @@ test.describe('API key hygiene', () => {
     await expect(inspector.messages().first()).toBeVisible({ timeout: 10_000 });
     const inspectorText = await inspector.root.innerText();
 
-    // Export everything, keys left out.
+    expect(await placesWithKey({ inspector: inspectorText }), 'places holding the API key').toEqual([]);
+    expect(llm.web.requests().some((request) => request.path === '/web/pages/llamas')).toBe(true);
+  });
+
+  test('an export without keys holds no key', async ({ page, settings, chat, llm }) => {
+    const { placesWithKey } = await withCanaryProvider(page, settings, llm);
+    llm.setScenario({ kind: 'text', text: 'Llamas hum.' });
+    await chat.newChat();
+    await chat.send('Tell me about llamas');
+    await expect(chat.lastAnswer()).toContainText('Llamas hum.', { timeout: 20_000 });
+    await expect(chat.lastAnswer()).toHaveAttribute('data-status', 'complete');
+
     await settings.open();
     const download = await new SettingsStoragePage(page).exportEverything({ includeApiKeys: false });
     const exported = await readFile(await download.path(), 'utf8');
     expect(exported, 'the export holds the chat').toContain('Tell me about llamas');
 
-    const stored = await readStoredText(page);
-
-    // The scan is only meaningful if the key did go where it belongs.
-    expect(stored.providerRows, 'the key is stored with its provider').toContain(canary);
-    const providerRequests = llm.requests().filter((request) => request.path.startsWith('/v1/') && !request.isPreflight);
-    expect(providerRequests.length).toBeGreaterThanOrEqual(3);
-    expect(providerRequests.every((request) => request.headers['authorization'] === `Bearer ${canary}`)).toBe(true);
-
-    const places: Record<string, string> = {
-      localStorage: stored.localStorage,
-      sessionStorage: stored.sessionStorage,
-      'Cache Storage': stored.cacheStorage,
-      console: consoleLines.join('\n'),
-      export: exported,
-      inspector: inspectorText,
-      'requests to other hosts': JSON.stringify(otherRequests),
-      'requests the mock web pages received': JSON.stringify(llm.web.requests()),
-      'bodies sent to the provider': JSON.stringify(providerRequests.map((request) => request.rawBody)),
-      ...Object.fromEntries(Object.entries(stored.tables).map(([name, text]) => [`IndexedDB ${name}`, text])),
-    };
-    expect(placesHolding(places, canary), 'places holding the API key').toEqual([]);
-    expect(otherRequests.length, 'the scan saw the app load').toBeGreaterThan(0);
-    expect(llm.web.requests().some((request) => request.path === '/web/pages/llamas')).toBe(true);
+    expect(await placesWithKey({ export: exported }), 'places holding the API key').toEqual([]);
   });
 });

@@ -19,19 +19,25 @@ export interface StoredText {
  */
 export function readStoredText(
   page: Page,
-  { shouldReadPrecache = true }: { shouldReadPrecache?: boolean } = {},
+  { precacheNeedle }: { precacheNeedle?: string } = {},
 ): Promise<StoredText> {
-  return page.evaluate(async (shouldReadPrecache) => {
+  return page.evaluate(async (precacheNeedle) => {
     const cached: string[] = [];
     if ('caches' in window) {
       for (const name of await caches.keys()) {
         const cache = await caches.open(name);
         // Workbox's precache holds the build's own files (megabytes of WASM): their URLs are
-        // read always, their bodies only when asked.
-        const shouldReadBodies = shouldReadPrecache || !name.includes('precache');
+        // read always; their bodies are searched here in the page for `precacheNeedle` when one
+        // is given, rather than sent to the test whole, and a body that holds it is reported
+        // with the needle so the caller's search finds it.
+        const isPrecache = name.includes('precache');
         for (const request of await cache.keys()) {
-          const response = shouldReadBodies ? await cache.match(request) : undefined;
-          cached.push(request.url, (await response?.text()) ?? '');
+          cached.push(request.url);
+          if (isPrecache && precacheNeedle === undefined) continue;
+          const body = (await (await cache.match(request))?.text()) ?? '';
+          if (!isPrecache) cached.push(body);
+          else if (precacheNeedle !== undefined && body.includes(precacheNeedle))
+            cached.push(`${request.url} holds ${precacheNeedle}`);
         }
       }
     }
@@ -80,7 +86,7 @@ export function readStoredText(
         return (await Promise.all(Object.values(value).map(readBlobs))).join('');
       return '';
     }
-  }, shouldReadPrecache);
+  }, precacheNeedle);
 }
 
 /** The names of the places whose text holds `secret`. */

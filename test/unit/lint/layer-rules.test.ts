@@ -2,7 +2,7 @@ import { ESLint } from 'eslint';
 import { describe, expect, it } from 'vitest';
 
 /**
- * The layer rules of HOUSE-STYLE.md are enforced by ESLint. These tests lint small sources as if
+ * The layer rules of CONTRIBUTING.md are enforced by ESLint. These tests lint small sources as if
  * they lived in a layer's folder and check the rule fires, so a config change that silently
  * drops a rule fails here.
  */

@@ -30,7 +30,7 @@ export type ToolOutput =
       notes?: string[];
     };
 
-/** A tool is a zod input schema plus a function (HOUSE-STYLE habit 4). */
+/** A tool is a zod input schema plus a function, one file per tool. */
 export interface Tool<Input = unknown> {
   name: string;
   description: string;

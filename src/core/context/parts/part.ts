@@ -108,7 +108,7 @@ export interface PartOutput {
   dropped: DroppedItem[];
 }
 
-/** One context source (HOUSE-STYLE habit 2): a file per part, in one ordered registry. */
+/** One context source: a file per part, in one ordered registry. */
 export interface ContextPart {
   id: string;
   collect(env: PartEnv): PartOutput;

@@ -19,7 +19,7 @@ export function describeForgottenFiles(
   return `Files the user attached earlier in this conversation are no longer in your context: ${list}. ${howToRead}`;
 }
 
-/** Markers to insert before a block index: where history was cut, say so (HOUSE-STYLE habit 3). */
+/** Markers to insert before a block index: where history was cut, say so, for the model and the inspector. */
 export interface PlacedMarkers {
   beforeIndex: number;
   messages: ContextMessage[];

@@ -1,0 +1,77 @@
+// Reading the test runners' JSON reports into the closing line's counts, shared by
+// scripts/test.mjs and its unit test.
+
+/** The exit code a check uses to say it could not run at all (automake's convention). */
+export const SKIPPED_EXIT_CODE = 77;
+
+const NO_REPORT = { passed: 0, failed: 1, skipped: 0 };
+
+/**
+ * Vitest's JSON report. A test file that failed to load or collect has status "failed" and no
+ * failed test in it: it counts as one failure, since the tests it holds never ran.
+ */
+export function vitestCounts(report) {
+  if (report === undefined || report === null) return NO_REPORT;
+  const files = Array.isArray(report.testResults) ? report.testResults : [];
+  const brokenFiles = files.filter(
+    (file) =>
+      file.status === 'failed' &&
+      !(file.assertionResults ?? []).some((test) => test.status === 'failed'),
+  ).length;
+  return {
+    passed: report.numPassedTests ?? 0,
+    failed: (report.numFailedTests ?? 0) + brokenFiles,
+    skipped: (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0),
+  };
+}
+
+function* playwrightTests(suites) {
+  for (const suite of suites ?? []) {
+    for (const spec of suite.specs ?? []) yield* spec.tests ?? [];
+    yield* playwrightTests(suite.suites);
+  }
+}
+
+/**
+ * Playwright's JSON report: its stats, plus each error outside a test (a spec file that does
+ * not load, a global set-up that throws) as one failure.
+ */
+export function playwrightCounts(report) {
+  if (report === undefined || report === null || report.stats === undefined) return NO_REPORT;
+  const { stats } = report;
+  const loadErrors = Array.isArray(report.errors) ? report.errors.length : 0;
+  return {
+    passed: (stats.expected ?? 0) + (stats.flaky ?? 0),
+    failed: (stats.unexpected ?? 0) + loadErrors,
+    skipped: stats.skipped ?? 0,
+  };
+}
+
+/** How many tests a `playwright test --list --reporter=json` report names. */
+export function playwrightListedCount(report) {
+  return [...playwrightTests(report?.suites)].length;
+}
+
+/**
+ * Tests of a Playwright run that took more than half of their timeout, slowest first, as
+ * "title (12.3 of 30 s)": a test that close to its limit fails on a busier machine.
+ */
+export function slowPlaywrightTests(report) {
+  const slow = [];
+  function visit(suites) {
+    for (const suite of suites ?? []) {
+      for (const spec of suite.specs ?? []) {
+        for (const test of spec.tests ?? []) {
+          const duration = Math.max(0, ...(test.results ?? []).map((result) => result.duration ?? 0));
+          if (test.timeout > 0 && duration > test.timeout / 2)
+            slow.push({ title: `${spec.file}: ${spec.title}`, duration, timeout: test.timeout });
+        }
+      }
+      visit(suite.suites);
+    }
+  }
+  visit(report?.suites);
+  return slow
+    .sort((a, b) => b.duration - a.duration)
+    .map(({ title, duration, timeout }) => `${title} (${(duration / 1000).toFixed(1)} of ${timeout / 1000} s)`);
+}
