@@ -28,6 +28,15 @@ function run(name, command, args, env = {}) {
   return result.status ?? 1;
 }
 
+/** Like run, for a short check whose output is kept too: a skip says why in its last line. */
+function runCaptured(name, command, args) {
+  console.log(`\n━━ ${name}: ${command} ${args.join(' ')}`);
+  const result = spawnSync(command, args, { stdio: ['inherit', 'pipe', 'inherit'], encoding: 'utf8' });
+  process.stdout.write(result.stdout ?? '');
+  const lastLine = (result.stdout ?? '').trim().split('\n').at(-1) ?? '';
+  return { status: result.status ?? 1, lastLine };
+}
+
 function record(name, outcome, counts, reason) {
   totals.passed += counts.passed;
   totals.failed += counts.failed;
@@ -37,9 +46,10 @@ function record(name, outcome, counts, reason) {
 
 /** A stage without its own test count (type check, lint, build) counts as one check. */
 function runCheck(name, command, args) {
-  const status = run(name, command, args);
+  const { status, lastLine } = runCaptured(name, command, args);
   if (status === SKIPPED_EXIT_CODE) {
-    record(name, 'skipped', { passed: 0, failed: 0, skipped: 1 }, 'see its output above');
+    const reason = lastLine.replace(/^.*?skipped:\s*/, '') || 'see its output above';
+    record(name, 'skipped', { passed: 0, failed: 0, skipped: 1 }, reason);
     return false;
   }
   const ok = status === 0;
