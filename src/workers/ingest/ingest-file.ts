@@ -18,8 +18,9 @@ import type {
 import { chunkText, formatChunkLocation } from '../../core/rag';
 import { isStorageError } from '../../storage';
 import { estimateOpenAiImageTokens } from '../../core/tokens';
+import { showFileName } from '../../util/file-name';
 import { chunkKindOf, detectFileType } from './detect-file-type';
-import { extractFile, MAX_FILE_BYTES } from './extract-file';
+import { describeEmptyFile, extractFile, MAX_FILE_BYTES } from './extract-file';
 import {
   IngestError,
   isIngestError,
@@ -103,7 +104,7 @@ export async function ingestFile(
       kind: 'rejected',
       error: {
         code: 'too_large',
-        message: `"${request.name}" is larger than the ${MAX_FILE_BYTES / 1024 / 1024} MB limit.`,
+        message: `"${showFileName(request.name)}" is larger than the ${MAX_FILE_BYTES / 1024 / 1024} MB limit.`,
       },
     };
   }
@@ -113,8 +114,15 @@ export async function ingestFile(
       kind: 'rejected',
       error: {
         code: 'unsupported_type',
-        message: `"${request.name}" is not a supported type (${request.mimeType || 'unknown type'}).`,
+        message: `"${showFileName(request.name)}" is not a supported type (${request.mimeType || 'unknown type'}).`,
       },
+    };
+  }
+  if (request.blob.size === 0) {
+    report('failed');
+    return {
+      kind: 'rejected',
+      error: { code: 'empty_file', message: describeEmptyFile(request.name) },
     };
   }
   if (signal.aborted) return { kind: 'cancelled' };
@@ -224,6 +232,12 @@ export async function ingestFile(
     const ingestError = isIngestError(error)
       ? error
       : new IngestError('broken_file', error instanceof Error ? error.message : String(error));
+    if (ingestError.code === 'empty_file') {
+      // Only a byte-order mark or blank lines: nothing to keep, as with a file of no bytes.
+      await deps.files.delete(file.id);
+      report('failed');
+      return { kind: 'rejected', error: { code: ingestError.code, message: ingestError.message } };
+    }
     const status: FileStatus = ingestError.code === 'no_text' ? 'no_text' : 'error';
     await deps.files.put({
       ...file,

@@ -127,6 +127,36 @@ describe('ingestFiles', () => {
     expect(stored[0]?.error).toMatch(/password/);
   });
 
+  it('refuses an empty file as empty and keeps nothing of it', async () => {
+    const stores = await createRagStores();
+    const outcomes = await createIngestHost(stores).ingestFiles(
+      'job',
+      PROJECT,
+      [
+        { name: 'empty.txt', mimeType: 'text/plain', blob: new Blob([]) },
+        { name: 'bom.md', mimeType: '', blob: new Blob([new Uint8Array([0xef, 0xbb, 0xbf])]) },
+      ],
+      () => undefined,
+    );
+    expect(outcomes).toEqual([
+      {
+        kind: 'rejected',
+        error: {
+          code: 'empty_file',
+          message: '"empty.txt" is an empty file: there is nothing to add.',
+        },
+      },
+      {
+        kind: 'rejected',
+        error: {
+          code: 'empty_file',
+          message: '"bom.md" is an empty file: there is nothing to add.',
+        },
+      },
+    ]);
+    expect(await stores.files.listByProject(PROJECT)).toEqual([]);
+  });
+
   it('leaves nothing behind and passes the error on when storage is full mid-file', async () => {
     const stores = await createRagStores();
     const full = new StorageError('quota_exceeded');
