@@ -6,6 +6,7 @@
 import { allocateBudget, decideProjectMode, PROJECT_FIT_RATIO, resolveReservedOutput, sumProjectTokens } from '../core/context';
 import type { ModelInfo, ProjectFile } from '../core/model';
 import type { IngestOutcome, IngestStage } from '../workers/ingest/ingest.api';
+import { showFileName } from '../util/file-name';
 
 export type ProjectFitMode = 'inline' | 'search';
 
@@ -82,7 +83,7 @@ export function checkAttachmentFits(
   if (model === null || attachment.kind !== 'text') return null;
   const limit = allocateBudget(model, resolveReservedOutput(model), 0).inputBudget;
   if (attachment.tokenCount <= limit) return null;
-  return `The file "${attachment.name}" has ${formatCount(attachment.tokenCount)} tokens, more than this model can take (${formatCount(limit)} tokens).`;
+  return `The file "${showFileName(attachment.name)}" has ${formatCount(attachment.tokenCount)} tokens, more than this model can take (${formatCount(limit)} tokens).`;
 }
 
 export type UploadStatus = 'working' | 'done' | 'duplicate' | 'failed' | 'cancelled';
@@ -123,7 +124,7 @@ export function settleUploadRow(row: UploadRow, outcome: IngestOutcome | undefin
         status: 'duplicate',
         fraction: 1,
         stage: 'done',
-        message: `Already in this project as "${outcome.name}".`,
+        message: `Already in this project as "${showFileName(outcome.name)}".`,
       };
     case 'rejected':
       return { ...row, status: 'failed', stage: 'failed', fraction: 1, message: outcome.error.message };
