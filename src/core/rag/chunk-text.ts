@@ -62,6 +62,25 @@ export function chunkText(
   countTokens: CountTokens,
   options: ChunkTextOptions = {},
 ): DocumentChunk[] {
+  const steps = chunkTextInSteps(input, countTokens, options);
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
+}
+
+/** Share of the progress that cutting the text into blocks stands for; packing is the rest. */
+const SPLIT_PROGRESS_SHARE = 0.8;
+
+/**
+ * `chunkText` one step at a time: it pauses after each block and each cut of a long block,
+ * yielding how far it got (0–1), so a caller can show progress, let other work run, or stop.
+ */
+export function* chunkTextInSteps(
+  input: ChunkTextInput,
+  countTokens: CountTokens,
+  options: ChunkTextOptions = {},
+): Generator<number, DocumentChunk[]> {
   const targetTokens = options.targetTokens ?? TARGET_CHUNK_TOKENS;
   const maxTokens = Math.max(options.maxTokens ?? MAX_CHUNK_TOKENS, targetTokens);
   const overlapTokens = Math.floor(targetTokens * (options.overlapRatio ?? CHUNK_OVERLAP_RATIO));
@@ -72,10 +91,20 @@ export function chunkText(
       page: page.page,
       isHardBreak: raw.isHardBreak || i === 0,
     }));
-    for (const block of pageBlocks)
-      blocks.push(...splitOversized(input.text, block, maxTokens, countTokens));
+    for (const block of pageBlocks) {
+      for (const piece of splitOversized(input.text, block, maxTokens, countTokens)) {
+        blocks.push(piece);
+        yield (SPLIT_PROGRESS_SHARE * piece.end) / Math.max(input.text.length, 1);
+      }
+    }
   }
-  return packBlocks(input.text, blocks, { targetTokens, maxTokens, overlapTokens }, countTokens);
+  const limits = { targetTokens, maxTokens, overlapTokens };
+  const packing = packBlocks(input.text, blocks, limits, countTokens);
+  for (;;) {
+    const step = packing.next();
+    if (step.done) return step.value;
+    yield SPLIT_PROGRESS_SHARE + (1 - SPLIT_PROGRESS_SHARE) * step.value;
+  }
 }
 
 function splitPages(
@@ -183,36 +212,37 @@ const MAX_BLOCK_CHARS_COUNTED_WHOLE = 64 * 1024;
 /** Before the first cut of a block, guess this many characters per token. */
 const GUESSED_CHARS_PER_TOKEN = 4;
 
-/** Cuts a block longer than `maxTokens` at lines, then sentences, then words. */
-function splitOversized(
+/** The block, or its pieces when it is longer than `maxTokens`: cut at lines, then sentences, then words. */
+function* splitOversized(
   text: string,
   block: Omit<Block, 'tokens'>,
   maxTokens: number,
   countTokens: CountTokens,
-): Block[] {
+): Generator<Block> {
   if (block.end - block.start <= MAX_BLOCK_CHARS_COUNTED_WHOLE) {
     const tokens = countTokens(text.slice(block.start, block.end));
-    if (tokens <= maxTokens) return [{ ...block, tokens }];
+    if (tokens <= maxTokens) {
+      yield { ...block, tokens };
+      return;
+    }
   }
-  const pieces: Block[] = [];
   let start = block.start;
   let expectedChars = maxTokens * GUESSED_CHARS_PER_TOKEN;
   while (start < block.end) {
     const cut = findCut(text, start, block.end, maxTokens, countTokens, expectedChars);
-    pieces.push({
+    yield {
       ...block,
       start,
       end: cut.end,
       tokens: cut.tokens,
       isHardBreak: block.isHardBreak && start === block.start,
       isHeading: block.isHeading && start === block.start,
-    });
+    };
     // The next piece is most likely about as long as this one.
     expectedChars = Math.max(cut.end - start, 1);
     start = cut.end;
     while (start < block.end && /\s/.test(text[start] ?? '')) start++;
   }
-  return pieces;
 }
 
 const CUT_PATTERNS = [/\n/g, /[.!?;:]\s/g, /\s/g];
@@ -365,12 +395,13 @@ interface OpenChunk {
   isExact: boolean;
 }
 
-function packBlocks(
+/** Packs the blocks into chunks, yielding the share of blocks packed as it goes. */
+function* packBlocks(
   text: string,
   blocks: readonly Block[],
   limits: { targetTokens: number; maxTokens: number; overlapTokens: number },
   countTokens: CountTokens,
-): DocumentChunk[] {
+): Generator<number, DocumentChunk[]> {
   const chunks: DocumentChunk[] = [];
   let current: OpenChunk | null = null;
   const flush = () => {
@@ -387,7 +418,8 @@ function packBlocks(
     });
     current = null;
   };
-  for (const block of blocks) {
+  for (const [index, block] of blocks.entries()) {
+    if (index > 0) yield index / blocks.length;
     if (current !== null) {
       const isSectionBreak = block.isHeading && current.tokens >= MIN_TOKENS_BEFORE_HEADING_BREAK;
       const isFull = current.tokens + block.tokens > limits.targetTokens;

@@ -4,6 +4,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   chunkText,
+  chunkTextInSteps,
   MAX_CHUNK_TOKENS,
   TARGET_CHUNK_TOKENS,
   type DocumentChunk,
@@ -257,5 +258,24 @@ describe('chunkText on long text', () => {
     const large = measure(20_000);
     expect(large).toBeLessThan(small * 1.3);
     expect(large).toBeLessThan(6);
+  });
+});
+
+describe('chunkTextInSteps', () => {
+  it('pauses with a growing share of the work done and ends with the same chunks as chunkText', () => {
+    const text = Array.from({ length: 4000 }, (_, i) => `${i},widget ${i},Lyon`).join('\n');
+    const steps = chunkTextInSteps({ text, kind: 'plain' }, countStoredTokens);
+    const fractions: number[] = [];
+    for (;;) {
+      const step = steps.next();
+      if (step.done) {
+        expect(step.value).toEqual(chunkText({ text, kind: 'plain' }, countStoredTokens));
+        break;
+      }
+      fractions.push(step.value);
+    }
+    expect(fractions.length).toBeGreaterThan(10);
+    expect([...fractions].sort((a, b) => a - b)).toEqual(fractions);
+    expect(fractions.every((fraction) => fraction >= 0 && fraction <= 1)).toBe(true);
   });
 });
