@@ -4,8 +4,7 @@ import { createEmbeddingHost } from '../../../../src/workers/embedding/embedding
 import type { EmbeddingProgress } from '../../../../src/workers/embedding/embedding.api';
 import { EMBED_BATCH_SIZE } from '../../../../src/workers/embedding/embed-chunks';
 import { createProjectSearch } from '../../../../src/workers/embedding/project-search';
-import { createIngestHost } from '../../../../src/workers/ingest/ingest-host';
-import { createRagStores, fixtureInput, PROJECT } from '../rag-stores';
+import { createRagStores, fixtureInput, ingestAll, PROJECT } from '../rag-stores';
 import { loadTinyEmbedder, TINY_MODEL_SETTINGS } from './tiny-model';
 
 /** The tiny model, counting how many texts it embedded and able to stop after some batches. */
@@ -34,8 +33,8 @@ async function ingestLongMarkdown() {
     (_, i) =>
       `## Section ${i}\n\n${'The sourdough starter needs flour and water every day. '.repeat(8)}`,
   ).join('\n\n');
-  const [outcome] = await createIngestHost(stores).ingestFiles(
-    'job',
+  const [outcome] = await ingestAll(
+    stores,
     PROJECT,
     [{ name: 'long.md', mimeType: 'text/markdown', blob: new Blob([sections]) }],
     () => undefined,
@@ -158,8 +157,8 @@ describe('createEmbeddingHost', () => {
 describe('createProjectSearch', () => {
   it('searches by keywords before embeddings exist, then hybrid, with file, passage and location', async () => {
     const stores = await createRagStores();
-    await createIngestHost(stores).ingestFiles(
-      'job',
+    await ingestAll(
+      stores,
       PROJECT,
       [fixtureInput('report.pdf'), fixtureInput('minutes.docx'), fixtureInput('article.html')],
       () => undefined,
@@ -184,12 +183,7 @@ describe('createProjectSearch', () => {
 
   it('falls back to keywords when the model cannot load', async () => {
     const stores = await createRagStores();
-    await createIngestHost(stores).ingestFiles(
-      'job',
-      PROJECT,
-      [fixtureInput('minutes.docx')],
-      () => undefined,
-    );
+    await ingestAll(stores, PROJECT, [fixtureInput('minutes.docx')], () => undefined);
     const search = createProjectSearch({
       ...stores,
       loadEmbedder: () => Promise.reject(new Error('offline')),
