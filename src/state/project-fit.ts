@@ -92,10 +92,13 @@ export type UploadStatus = 'working' | 'done' | 'duplicate' | 'failed' | 'cancel
 export interface UploadRow {
   key: string;
   name: string;
-  stage: IngestStage | 'embed';
+  /** `model`: the embedding model is downloading before this file's passages are embedded. */
+  stage: IngestStage | 'model' | 'embed';
   fraction: number;
   status: UploadStatus;
   message: string | null;
+  /** Known once the file is stored. */
+  fileId?: string;
 }
 
 const STAGE_LABELS: Record<UploadRow['stage'], string> = {
@@ -103,6 +106,7 @@ const STAGE_LABELS: Record<UploadRow['stage'], string> = {
   extract: 'Extracting text',
   count: 'Counting tokens',
   chunk: 'Chunking',
+  model: 'Downloading the embedding model',
   embed: 'Embedding',
   done: 'Done',
   failed: 'Failed',
