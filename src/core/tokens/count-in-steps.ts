@@ -1,5 +1,5 @@
 /** About this many characters are counted between two pauses. */
-export const COUNT_STEP_CHARS = 256 * 1024;
+export const COUNT_STEP_CHARS = 64 * 1024;
 
 const WORD_CHAR_PATTERN = /[\p{L}\p{N}]/u;
 const LETTER_PATTERN = /\p{L}/u;
