@@ -319,6 +319,8 @@ export class EmbeddingSettingsState {
   progress = $state<number | null>(null);
   progressLabel = $state('');
   status = $state<string | null>(null);
+  /** The last download could not reach the network: Settings offers to retry. */
+  canRetry = $state(false);
   isBusy = $state(false);
   private cancelPrepare: (() => void) | null = null;
   private download = new ModelDownload();
@@ -351,11 +353,13 @@ export class EmbeddingSettingsState {
     this.progressLabel = '';
     this.download = new ModelDownload();
     this.status = null;
+    this.canRetry = false;
     try {
       const job = this.deps.loadEmbedding().prepareModel($state.snapshot(this.settings), (event) => this.onProgress(event));
       this.cancelPrepare = () => job.cancel();
       const result = await job.result;
       this.status = result.ok ? readyStatus(this.settings.modelId, result.value.runtime) : result.error.message;
+      this.canRetry = !result.ok && result.error.code === 'download_failed';
     } catch (error) {
       this.status = describe(error);
     } finally {

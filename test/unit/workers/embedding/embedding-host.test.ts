@@ -154,6 +154,28 @@ describe('createEmbeddingHost', () => {
   });
 });
 
+describe('a model download that cannot reach the network', () => {
+  it('says to retry or to import the model folder, with its own code', async () => {
+    const { stores, fileId } = await ingestLongMarkdown();
+    const host = createEmbeddingHost({
+      ...stores,
+      loadEmbedder: () => Promise.reject(new TypeError('Failed to fetch')),
+    });
+    const result = await host.embedFile('job', fileId, TINY_MODEL_SETTINGS, () => undefined);
+    expect(result).toEqual({
+      ok: false,
+      error: {
+        code: 'download_failed',
+        message:
+          'The embedding model carrel/tiny-embedder could not be downloaded: the network could not be reached (Failed to fetch). Retry when you are online, or import the model folder from disk in Settings › Embeddings.',
+      },
+    });
+    // The next attempt tries again rather than keeping the failure.
+    const retried = await host.prepareModel('again', TINY_MODEL_SETTINGS, () => undefined);
+    expect(retried).toMatchObject({ ok: false, error: { code: 'download_failed' } });
+  });
+});
+
 describe('createProjectSearch', () => {
   it('searches by keywords before embeddings exist, then hybrid, with file, passage and location', async () => {
     const stores = await createRagStores();
