@@ -19,6 +19,7 @@ const BENCHES = [
   { id: 'startup', file: 'test/bench/startup.bench.ts', timeoutMs: 150_000 },
   { id: 'streaming-ui', file: 'test/bench/streaming-ui.bench.ts', timeoutMs: 300_000 },
   { id: 'embeddings', file: 'test/bench/embeddings.bench.ts', timeoutMs: 540_000 },
+  { id: 'chunking', file: 'test/bench/chunking.bench.ts', timeoutMs: 540_000 },
 ];
 
 function describeMachine() {

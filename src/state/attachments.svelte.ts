@@ -1,3 +1,4 @@
+import { SvelteMap } from 'svelte/reactivity';
 import type { Attachment, ModelInfo, ModelRef, ProviderConfig } from '../core/model';
 import type { FileStore } from '../core/ports';
 import type { IngestClient, IngestOutcome } from '../workers/ingest/ingest.client';
@@ -25,6 +26,8 @@ export interface AttachmentsDeps {
  */
 export class AttachmentsState {
   chips = $state<AttachmentChip[]>([]);
+  /** How to stop each chip's file while it is being read, by chip key. */
+  private readonly cancels = new SvelteMap<string, () => void>();
 
   constructor(private readonly deps: AttachmentsDeps) {}
 
@@ -46,21 +49,39 @@ export class AttachmentsState {
         error: null,
       })),
     ];
+    const fail = (keys: readonly string[], error: unknown) => {
+      const message = error instanceof Error ? error.message : String(error);
+      this.chips = this.chips.map((chip) => (keys.includes(chip.key) ? { ...chip, status: 'failed', error: message } : chip));
+    };
+    const keys = files.map((_, index) => `${batch}${index}`);
     try {
       const job = this.deps.loadIngest().ingestFiles(
         null,
         files.map((file) => ({ name: file.name || 'pasted file', mimeType: file.type, blob: file })),
         (progress) => this.patch(`${batch}${progress.key}`, { fraction: progress.fraction }),
       );
-      const outcomes = await job.result;
-      await Promise.all(outcomes.map((outcome, index) => this.settle(`${batch}${index}`, outcome)));
+      // Each chip settles when its own file is read; removing a chip stops its file.
+      await Promise.all(
+        job.files.map(async (fileJob, index) => {
+          const key = keys[index] ?? '';
+          this.cancels.set(key, () => fileJob.cancel());
+          try {
+            await this.settle(key, await fileJob.result);
+          } catch (error) {
+            fail([key], error);
+          } finally {
+            this.cancels.delete(key);
+          }
+        }),
+      );
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
-      this.chips = this.chips.map((chip) => (chip.key.startsWith(batch) ? { ...chip, status: 'failed', error: message } : chip));
+      fail(keys, error);
     }
   }
 
+  /** Takes the chip away; a file still being read is stopped. */
   remove(key: string): void {
+    this.cancels.get(key)?.();
     this.chips = this.chips.filter((chip) => chip.key !== key);
   }
 

@@ -6,6 +6,7 @@
 import { allocateBudget, decideProjectMode, PROJECT_FIT_RATIO, resolveReservedOutput, sumProjectTokens } from '../core/context';
 import type { ModelInfo, ProjectFile } from '../core/model';
 import type { IngestOutcome, IngestStage } from '../workers/ingest/ingest.api';
+import { showFileName } from '../util/file-name';
 
 export type ProjectFitMode = 'inline' | 'search';
 
@@ -82,7 +83,7 @@ export function checkAttachmentFits(
   if (model === null || attachment.kind !== 'text') return null;
   const limit = allocateBudget(model, resolveReservedOutput(model), 0).inputBudget;
   if (attachment.tokenCount <= limit) return null;
-  return `The file "${attachment.name}" has ${formatCount(attachment.tokenCount)} tokens, more than this model can take (${formatCount(limit)} tokens).`;
+  return `The file "${showFileName(attachment.name)}" has ${formatCount(attachment.tokenCount)} tokens, more than this model can take (${formatCount(limit)} tokens).`;
 }
 
 export type UploadStatus = 'working' | 'done' | 'duplicate' | 'failed' | 'cancelled';
@@ -91,10 +92,13 @@ export type UploadStatus = 'working' | 'done' | 'duplicate' | 'failed' | 'cancel
 export interface UploadRow {
   key: string;
   name: string;
-  stage: IngestStage | 'embed';
+  /** `model`: the embedding model is downloading before this file's passages are embedded. */
+  stage: IngestStage | 'model' | 'embed';
   fraction: number;
   status: UploadStatus;
   message: string | null;
+  /** Known once the file is stored. */
+  fileId?: string;
 }
 
 const STAGE_LABELS: Record<UploadRow['stage'], string> = {
@@ -102,6 +106,7 @@ const STAGE_LABELS: Record<UploadRow['stage'], string> = {
   extract: 'Extracting text',
   count: 'Counting tokens',
   chunk: 'Chunking',
+  model: 'Downloading the embedding model',
   embed: 'Embedding',
   done: 'Done',
   failed: 'Failed',
@@ -123,7 +128,7 @@ export function settleUploadRow(row: UploadRow, outcome: IngestOutcome | undefin
         status: 'duplicate',
         fraction: 1,
         stage: 'done',
-        message: `Already in this project as "${outcome.name}".`,
+        message: `Already in this project as "${showFileName(outcome.name)}".`,
       };
     case 'rejected':
       return { ...row, status: 'failed', stage: 'failed', fraction: 1, message: outcome.error.message };

@@ -1,3 +1,4 @@
+import { SvelteMap } from 'svelte/reactivity';
 import { asProjectId, type Agent, type AgentId, type FileId, type ModelRef, type Project, type ProjectFile, type ProjectId } from '../core/model';
 import type { FileStore, ProjectStore, SettingsStore, StoredFile } from '../core/ports';
 import {
@@ -44,7 +45,6 @@ export class ProjectsState {
   project = $state<Project | null>(null);
   files = $state<ProjectFileRow[]>([]);
   uploads = $state<UploadRow[]>([]);
-  isUploading = $state(false);
   embedded = $state<EmbeddedCount | null>(null);
   /** Why the passages have no embeddings (model unavailable, downloads off); null when fine. */
   embeddingNote = $state<string | null>(null);
@@ -52,11 +52,19 @@ export class ProjectsState {
   newChatProjectId = $state<ProjectId | null>(null);
   /** The search box over the open project's files. */
   readonly search: ProjectSearchState;
-  private job: IngestJob | null = null;
+  /** How to stop each upload row's current work (reading, then embedding), by row key. */
+  private readonly cancels = new SvelteMap<string, () => void>();
+  /** Embedding runs one file at a time: the tail of that queue. */
+  private embedding: Promise<void> = Promise.resolve();
   private openToken = 0;
 
   constructor(private readonly deps: ProjectsDeps) {
     this.search = new ProjectSearchState({ search: deps.searchProject });
+  }
+
+  /** Some file is still being read or embedded. */
+  get isUploading(): boolean {
+    return this.uploads.some((row) => row.status === 'working');
   }
 
   async create(name = NEW_PROJECT_NAME): Promise<Project> {
@@ -120,15 +128,20 @@ export class ProjectsState {
     this.search.reset();
   }
 
-  /** Ingests files one by one with a progress bar each, then embeds what was stored. */
+  /**
+   * Reads the files side by side, each with its own bar and its own cancel: a file's row settles
+   * as soon as that file is done, and each stored file is then embedded (one at a time, in the
+   * background; the files are searchable by keyword already).
+   */
   async upload(files: readonly File[]): Promise<void> {
     const project = this.project;
-    if (!project || files.length === 0 || this.isUploading) return;
+    if (!project || files.length === 0) return;
     const batch = `${this.deps.newId()}:`;
+    const keys = files.map((_, index) => `${batch}${index}`);
     this.uploads = [
       ...this.uploads.filter((row) => row.status === 'working'),
       ...files.map((file, index) => ({
-        key: `${batch}${index}`,
+        key: keys[index] ?? '',
         name: file.name,
         stage: 'hash' as const,
         fraction: 0,
@@ -136,49 +149,65 @@ export class ProjectsState {
         message: null,
       })),
     ];
-    this.isUploading = true;
+    let job: IngestJob;
     try {
-      const job = this.deps.loadIngest().ingestFiles(
+      job = this.deps.loadIngest().ingestFiles(
         project.id,
         files.map((file) => ({ name: file.name, mimeType: file.type, blob: file })),
         (progress) => {
-          this.patchUpload(`${batch}${progress.key}`, { stage: progress.stage, fraction: progress.fraction });
+          this.patchUpload(`${batch}${progress.key}`, {
+            stage: progress.stage,
+            fraction: progress.fraction,
+            ...(progress.fileId ? { fileId: progress.fileId } : {}),
+          });
           if (progress.stage === 'done') void this.reloadFiles();
         },
       );
-      this.job = job;
-      const outcomes = await job.result;
-      this.uploads = this.uploads.map((row) => {
-        if (!row.key.startsWith(batch)) return row;
-        const index = Number(row.key.slice(batch.length));
-        return settleUploadRow(row, outcomes[index]);
-      });
-      await this.reloadFiles();
-      const storedIds = outcomes.flatMap((outcome) =>
-        outcome.kind === 'stored' && outcome.status === 'ready' && outcome.chunkCount > 0 ? [outcome.fileId] : [],
-      );
-      // Embedding goes on in the background: the files are searchable by keyword already,
-      // and the next upload need not wait for it.
-      this.job = null;
-      this.isUploading = false;
-      await this.embedFiles(storedIds);
     } catch (error) {
-      this.uploads = this.uploads.map((row) =>
-        row.status === 'working' ? { ...row, status: 'failed', stage: 'failed', message: describe(error) } : row,
-      );
-      this.deps.notices.report(error, 'Could not add the files');
-    } finally {
-      this.job = null;
-      this.isUploading = false;
+      this.failUploads(keys, error);
+      return;
     }
+    await Promise.all(
+      job.files.map(async (fileJob, index) => {
+        const key = keys[index] ?? '';
+        this.cancels.set(key, () => fileJob.cancel());
+        try {
+          const outcome = await fileJob.result;
+          await this.reloadFiles();
+          if (outcome.kind === 'stored' && outcome.status === 'ready' && outcome.chunkCount > 0) {
+            this.patchUpload(key, { stage: 'embed', fraction: 0 });
+            await this.queueEmbedding(key, outcome.fileId);
+          }
+          this.uploads = this.uploads.map((row) => (row.key === key ? settleUploadRow(row, outcome) : row));
+        } catch (error) {
+          this.failUploads([key], error);
+        } finally {
+          this.cancels.delete(key);
+        }
+      }),
+    );
   }
 
-  /** Stops the upload: the current file is dropped, the rest are reported as cancelled. */
+  /** Stops every file still being read or embedded. */
   cancelUpload(): void {
-    this.job?.cancel();
+    for (const cancel of this.cancels.values()) cancel();
   }
 
+  /** Stops one file: its reading, or its embedding once it is stored. */
+  cancelUploadRow(key: string): void {
+    this.cancels.get(key)?.();
+  }
+
+  private failUploads(keys: readonly string[], error: unknown): void {
+    this.uploads = this.uploads.map((row) =>
+      keys.includes(row.key) && row.status === 'working' ? { ...row, status: 'failed', stage: 'failed', message: describe(error) } : row,
+    );
+    this.deps.notices.report(error, 'Could not add the files');
+  }
+
+  /** Deletes a file; one still being read or embedded is stopped first. */
   async deleteFile(fileId: FileId): Promise<void> {
+    for (const row of this.uploads) if (row.fileId === fileId) this.cancelUploadRow(row.key);
     await this.deps.notices.guard('Could not delete the file', () => this.deps.files.delete(fileId));
     await this.reloadFiles();
   }
@@ -188,9 +217,16 @@ export class ProjectsState {
     return this.deps.files.get(fileId);
   }
 
-  private async embedFiles(fileIds: readonly FileId[]): Promise<void> {
-    const project = this.project;
-    if (!project || fileIds.length === 0) return;
+  /** Embeds one stored file after the ones queued before it; its row shows the progress. */
+  private queueEmbedding(key: string, fileId: FileId): Promise<void> {
+    const run = this.embedding.then(() => this.embedFile(key, fileId));
+    this.embedding = run.catch(() => undefined);
+    return run;
+  }
+
+  private async embedFile(key: string, fileId: FileId): Promise<void> {
+    const row = () => this.uploads.find((upload) => upload.key === key);
+    if (!this.project || row()?.status !== 'working') return;
     const settings = await readEmbeddingSettings(this.deps.settings);
     const embedding = this.deps.loadEmbedding();
     if (!(await embedding.isModelAvailable(settings))) {
@@ -198,19 +234,18 @@ export class ProjectsState {
         'No embedding model is available (downloads are off and none is cached or imported): search uses keywords only.';
       return;
     }
-    for (const fileId of fileIds) {
-      const row = this.uploads.find((upload) => this.files.find((f) => f.id === fileId)?.name === upload.name);
-      const job = embedding.embedFile(fileId, settings, (progress) => {
-        if (row && progress.kind === 'chunks' && progress.total > 0) {
-          this.patchUpload(row.key, { stage: 'embed', fraction: progress.embedded / progress.total });
-        }
-      });
-      const result = await job.result;
-      if (row) this.patchUpload(row.key, { stage: 'done', fraction: 1 });
-      if (!result.ok) {
-        this.embeddingNote = `${result.error.message} Search uses keywords only.`;
-        break;
+    const download = new ModelDownload();
+    const job = embedding.embedFile(fileId, settings, (progress) => {
+      if (progress.kind === 'chunks' && progress.total > 0) {
+        this.patchUpload(key, { stage: 'embed', fraction: progress.embedded / progress.total });
+      } else if (progress.kind === 'model') {
+        this.patchUpload(key, { stage: 'model', fraction: download.update(progress.progress).fraction ?? 0 });
       }
+    });
+    this.cancels.set(key, () => job.cancel());
+    const result = await job.result;
+    if (!result.ok && result.error.code !== 'cancelled') {
+      this.embeddingNote = `${result.error.message} Search uses keywords only.`;
     }
     await this.refreshEmbedded();
   }
@@ -284,6 +319,8 @@ export class EmbeddingSettingsState {
   progress = $state<number | null>(null);
   progressLabel = $state('');
   status = $state<string | null>(null);
+  /** The last download could not reach the network: Settings offers to retry. */
+  canRetry = $state(false);
   isBusy = $state(false);
   private cancelPrepare: (() => void) | null = null;
   private download = new ModelDownload();
@@ -316,11 +353,13 @@ export class EmbeddingSettingsState {
     this.progressLabel = '';
     this.download = new ModelDownload();
     this.status = null;
+    this.canRetry = false;
     try {
       const job = this.deps.loadEmbedding().prepareModel($state.snapshot(this.settings), (event) => this.onProgress(event));
       this.cancelPrepare = () => job.cancel();
       const result = await job.result;
       this.status = result.ok ? readyStatus(this.settings.modelId, result.value.runtime) : result.error.message;
+      this.canRetry = !result.ok && result.error.code === 'download_failed';
     } catch (error) {
       this.status = describe(error);
     } finally {

@@ -2,18 +2,21 @@ import type { ProjectId, SessionId } from '../core/model';
 
 export type Route =
   | { name: 'chat'; sessionId: SessionId | null }
-  | { name: 'settings' }
+  /** `section`: the settings section to scroll to (`#/settings/embeddings`). */
+  | { name: 'settings'; section?: string }
   | { name: 'agents' }
   /** A project's page; the projects panel fills it (the sidebar lists its chats meanwhile). */
   | { name: 'project'; projectId: ProjectId };
 
 /**
  * Hash routes, so the static build works on any host and offline:
- * #/, #/chat/<id>, #/settings, #/agents, #/project/<id>.
+ * #/, #/chat/<id>, #/settings, #/settings/<section>, #/agents, #/project/<id>.
  */
 export function parseRoute(hash: string): Route {
   const path = hash.replace(/^#/, '');
   if (path === '/settings') return { name: 'settings' };
+  const settings = /^\/settings\/([a-z-]+)$/.exec(path);
+  if (settings?.[1]) return { name: 'settings', section: settings[1] };
   if (path === '/agents') return { name: 'agents' };
   const chat = /^\/chat\/([^/]+)$/.exec(path);
   if (chat?.[1]) return { name: 'chat', sessionId: decodeURIComponent(chat[1]) as SessionId };
@@ -25,7 +28,7 @@ export function parseRoute(hash: string): Route {
 export function routeHref(route: Route): string {
   switch (route.name) {
     case 'settings':
-      return '#/settings';
+      return route.section ? `#/settings/${route.section}` : '#/settings';
     case 'agents':
       return '#/agents';
     case 'project':

@@ -1,3 +1,4 @@
 export * from './encoding';
 export * from './calibration';
 export * from './image-tokens';
+export * from './count-in-steps';

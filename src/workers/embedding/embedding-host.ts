@@ -62,6 +62,8 @@ export function createEmbeddingHost(deps: EmbeddingHostDeps): EmbeddingWorkerApi
       try {
         embedder = await getEmbedder(parsed.data, onProgress);
       } catch (error) {
+        if (isNetworkFailure(error))
+          return failure('download_failed', describeDownloadFailure(parsed.data, error));
         return failure('model_unavailable', describeLoadError(parsed.data, error));
       }
       return { ok: true as const, value: await work(embedder, controller.signal) };
@@ -138,6 +140,22 @@ export function createEmbeddingHost(deps: EmbeddingHostDeps): EmbeddingWorkerApi
 
 function failure(code: string, message: string): { ok: false; error: WorkerError } {
   return { ok: false, error: { code, message } };
+}
+
+/**
+ * A fetch that never got an answer: the browsers' words for it (Chromium "Failed to fetch",
+ * Firefox "NetworkError when attempting to fetch resource", Safari "Load failed"), and Node's.
+ */
+const NETWORK_FAILURE_PATTERN = /failed to fetch|networkerror|load failed|fetch failed/i;
+
+function isNetworkFailure(error: unknown): boolean {
+  return NETWORK_FAILURE_PATTERN.test(error instanceof Error ? error.message : String(error));
+}
+
+/** Says what to do: retry, or bring the files in another way (Settings › Embeddings). */
+function describeDownloadFailure(settings: EmbeddingSettings, error: unknown): string {
+  const reason = error instanceof Error ? error.message : String(error);
+  return `The embedding model ${settings.modelId} could not be downloaded: the network could not be reached (${reason}). Retry when you are online, or import the model folder from disk in Settings › Embeddings.`;
 }
 
 function describeLoadError(settings: EmbeddingSettings, error: unknown): string {

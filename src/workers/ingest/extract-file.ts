@@ -1,4 +1,5 @@
 import { assertNever } from '../../util/exhaustive';
+import { showFileName } from '../../util/file-name';
 import { detectFileType, type IngestFileType } from './detect-file-type';
 import { extractDocx } from './extractors/docx.extractor';
 import type { Extracted } from './extractors/extracted';
@@ -26,25 +27,42 @@ export async function extractFile(
   if (input.bytes.byteLength > MAX_FILE_BYTES) {
     throw new IngestError(
       'too_large',
-      `"${input.name}" is larger than the ${MAX_FILE_BYTES / 1024 / 1024} MB limit.`,
+      `"${showFileName(input.name)}" is larger than the ${MAX_FILE_BYTES / 1024 / 1024} MB limit.`,
     );
   }
+  if (input.bytes.byteLength === 0)
+    throw new IngestError('empty_file', describeEmptyFile(input.name));
   const type = detectFileType(input.name, input.mimeType);
   if (type === null) {
     throw new IngestError(
       'unsupported_type',
-      `"${input.name}" is not a supported type (${input.mimeType || 'unknown type'}). Supported: text, Markdown, code, HTML, CSV, JSON, PDF, DOCX and images.`,
+      `"${showFileName(input.name)}" is not a supported type (${input.mimeType || 'unknown type'}). Supported: text, Markdown, code, HTML, CSV, JSON, PDF, DOCX and images.`,
     );
   }
   const extracted = await extractByType(type, input.bytes, signal, onFraction);
   throwIfCancelled(signal);
+  if (extracted.kind === 'text' && extracted.text.trim() === '' && isPlainText(type)) {
+    throw new IngestError('empty_file', describeEmptyFile(input.name));
+  }
   if (extracted.kind === 'text' && extracted.text.trim() === '') {
     throw new IngestError(
       'no_text',
-      `"${input.name}" has no extractable text${type === 'pdf' ? ' (it may be a scan without a text layer)' : ''}.`,
+      `"${showFileName(input.name)}" has no extractable text${type === 'pdf' ? ' (it may be a scan without a text layer)' : ''}.`,
     );
   }
   return { type, extracted };
+}
+
+/** What an empty file (no bytes, or only a byte-order mark or blank lines) is called. */
+export function describeEmptyFile(name: string): string {
+  return `"${showFileName(name)}" is an empty file: there is nothing to add.`;
+}
+
+/** Types whose bytes are the text: blank means empty, not "no text could be extracted". */
+function isPlainText(type: IngestFileType): boolean {
+  return (
+    type === 'text' || type === 'markdown' || type === 'code' || type === 'csv' || type === 'json'
+  );
 }
 
 function extractByType(

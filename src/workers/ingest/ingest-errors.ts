@@ -1,6 +1,12 @@
 /** Why a file could not be read; crosses the worker boundary as a plain `{code, message}`. */
 export type IngestErrorCode =
-  'unsupported_type' | 'too_large' | 'encrypted_pdf' | 'broken_file' | 'no_text' | 'cancelled';
+  | 'unsupported_type'
+  | 'too_large'
+  | 'empty_file'
+  | 'encrypted_pdf'
+  | 'broken_file'
+  | 'no_text'
+  | 'cancelled';
 
 export class IngestError extends Error {
   constructor(

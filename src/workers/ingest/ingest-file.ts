@@ -15,11 +15,12 @@ import type {
   TextChunk,
   TokenCounter,
 } from '../../core/ports';
-import { chunkText, formatChunkLocation } from '../../core/rag';
+import { chunkTextInSteps, formatChunkLocation } from '../../core/rag';
 import { isStorageError } from '../../storage';
-import { estimateOpenAiImageTokens } from '../../core/tokens';
+import { countTokensInSteps, estimateOpenAiImageTokens } from '../../core/tokens';
+import { showFileName } from '../../util/file-name';
 import { chunkKindOf, detectFileType } from './detect-file-type';
-import { extractFile, MAX_FILE_BYTES } from './extract-file';
+import { describeEmptyFile, extractFile, MAX_FILE_BYTES } from './extract-file';
 import {
   IngestError,
   isIngestError,
@@ -78,6 +79,38 @@ const STAGE_FRACTION: Record<IngestStage, number> = {
   failed: 1,
 };
 
+/** The bar's position `done` (0–1) of the way through a stage. */
+function between(stage: IngestStage, next: IngestStage, done: number): number {
+  const from = STAGE_FRACTION[stage];
+  return from + (STAGE_FRACTION[next] - from) * done;
+}
+
+/** How long counting or chunking runs before it pauses for other files, progress and cancel. */
+const STEP_MS = 50;
+
+/**
+ * Runs a long synchronous stage (counting, chunking) step by step: every STEP_MS it reports how
+ * far it got and gives the worker back to the other files and to incoming messages (a cancel
+ * arrives that way), then stops if this file was cancelled.
+ */
+async function runInSteps<T>(
+  steps: Generator<number, T>,
+  onFraction: (done: number) => void,
+  signal: AbortSignal,
+): Promise<T> {
+  let pausedAt = performance.now();
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+    if (performance.now() - pausedAt >= STEP_MS) {
+      onFraction(step.value);
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      throwIfCancelled(signal);
+      pausedAt = performance.now();
+    }
+  }
+}
+
 export async function hashBytes(bytes: Uint8Array): Promise<string> {
   const digest = await crypto.subtle.digest('SHA-256', bytes as Uint8Array<ArrayBuffer>);
   return [...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, '0')).join('');
@@ -103,7 +136,7 @@ export async function ingestFile(
       kind: 'rejected',
       error: {
         code: 'too_large',
-        message: `"${request.name}" is larger than the ${MAX_FILE_BYTES / 1024 / 1024} MB limit.`,
+        message: `"${showFileName(request.name)}" is larger than the ${MAX_FILE_BYTES / 1024 / 1024} MB limit.`,
       },
     };
   }
@@ -113,8 +146,15 @@ export async function ingestFile(
       kind: 'rejected',
       error: {
         code: 'unsupported_type',
-        message: `"${request.name}" is not a supported type (${request.mimeType || 'unknown type'}).`,
+        message: `"${showFileName(request.name)}" is not a supported type (${request.mimeType || 'unknown type'}).`,
       },
+    };
+  }
+  if (request.blob.size === 0) {
+    report('failed');
+    return {
+      kind: 'rejected',
+      error: { code: 'empty_file', message: describeEmptyFile(request.name) },
     };
   }
   if (signal.aborted) return { kind: 'cancelled' };
@@ -149,10 +189,7 @@ export async function ingestFile(
       { name: request.name, mimeType: request.mimeType, bytes },
       signal,
       // Page by page for PDFs: the extract stage fills the bar up to where counting starts.
-      (done) => {
-        const from = STAGE_FRACTION.extract;
-        report('extract', file.id, from + (STAGE_FRACTION.count - from) * done);
-      },
+      (done) => report('extract', file.id, between('extract', 'count', done)),
     );
     if (extracted.kind === 'image') {
       const tokenCount = estimateOpenAiImageTokens(extracted);
@@ -168,16 +205,25 @@ export async function ingestFile(
       };
     }
     report('count', file.id);
-    const tokenCount = deps.tokens.count(extracted.text);
+    const countTokens = (text: string) => deps.tokens.count(text);
+    const tokenCount = await runInSteps(
+      countTokensInSteps(extracted.text, countTokens),
+      (done) => report('count', file.id, between('count', 'chunk', done)),
+      signal,
+    );
     throwIfCancelled(signal);
     report('chunk', file.id);
-    const pieces = chunkText(
-      {
-        text: extracted.text,
-        kind: chunkKindOf(type),
-        ...(extracted.pageMap ? { pageMap: extracted.pageMap } : {}),
-      },
-      (text) => deps.tokens.count(text),
+    const pieces = await runInSteps(
+      chunkTextInSteps(
+        {
+          text: extracted.text,
+          kind: chunkKindOf(type),
+          ...(extracted.pageMap ? { pageMap: extracted.pageMap } : {}),
+        },
+        countTokens,
+      ),
+      (done) => report('chunk', file.id, between('chunk', 'done', done)),
+      signal,
     );
     const chunks: TextChunk[] = pieces.map((piece) => ({
       id: `${file.id}:${piece.ordinal}`,
@@ -224,6 +270,12 @@ export async function ingestFile(
     const ingestError = isIngestError(error)
       ? error
       : new IngestError('broken_file', error instanceof Error ? error.message : String(error));
+    if (ingestError.code === 'empty_file') {
+      // Only a byte-order mark or blank lines: nothing to keep, as with a file of no bytes.
+      await deps.files.delete(file.id);
+      report('failed');
+      return { kind: 'rejected', error: { code: ingestError.code, message: ingestError.message } };
+    }
     const status: FileStatus = ingestError.code === 'no_text' ? 'no_text' : 'error';
     await deps.files.put({
       ...file,

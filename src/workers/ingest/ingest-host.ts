@@ -2,30 +2,52 @@ import type { ProjectId } from '../../core/model';
 import type { IngestWorkerApi } from './ingest.api';
 import { ingestFile, type IngestDeps, type IngestOutcome } from './ingest-file';
 
+/**
+ * Files read side by side. Each file gives way to the others while it counts and chunks, so a
+ * huge file slows the rest a little instead of holding them back; more at once would only hold
+ * more files' bytes in memory.
+ */
+export const MAX_FILES_AT_ONCE = 3;
+
 /** The ingest worker's API over the stores, free of Comlink so tests drive it directly. */
 export function createIngestHost(deps: IngestDeps): IngestWorkerApi {
   const jobs = new Map<string, AbortController>();
+  const waiting: Array<() => void> = [];
+  let running = 0;
+
+  /** Resolves once a slot is free; the caller must call `release` when done. */
+  async function acquire(): Promise<void> {
+    if (running < MAX_FILES_AT_ONCE) {
+      running++;
+      return;
+    }
+    // The releasing file hands its slot over directly, so `running` stays as it is.
+    await new Promise<void>((resolve) => waiting.push(resolve));
+  }
+
+  function release(): void {
+    const next = waiting.shift();
+    if (next) next();
+    else running--;
+  }
+
   return {
-    async ingestFiles(jobId, projectId, files, onProgress) {
+    async ingestFile(jobId, projectId, file, onProgress): Promise<IngestOutcome> {
       const controller = new AbortController();
       jobs.set(jobId, controller);
-      const outcomes: IngestOutcome[] = [];
       try {
-        for (const [index, file] of files.entries()) {
-          if (controller.signal.aborted) {
-            outcomes.push({ kind: 'cancelled' });
-            continue;
-          }
-          outcomes.push(
-            await ingestFile(
-              { key: String(index), projectId: projectId as ProjectId | null, ...file },
-              deps,
-              onProgress,
-              controller.signal,
-            ),
+        await acquire();
+        try {
+          if (controller.signal.aborted) return { kind: 'cancelled' };
+          return await ingestFile(
+            { ...file, projectId: projectId as ProjectId | null },
+            deps,
+            onProgress,
+            controller.signal,
           );
+        } finally {
+          release();
         }
-        return outcomes;
       } finally {
         jobs.delete(jobId);
       }

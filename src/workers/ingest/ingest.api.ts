@@ -18,15 +18,16 @@ export type IngestProgressListener = (progress: IngestProgress) => void;
 
 export interface IngestWorkerApi {
   /**
-   * Ingests files one after another into a project (or as chat attachments when projectId is
-   * null). Resolves with one outcome per file, in order; a cancelled job stops at the current
-   * file and reports the rest as cancelled.
+   * Ingests one file into a project (or as a chat attachment when projectId is null). Files
+   * sent together are read side by side, a few at a time, each pausing now and then while it
+   * counts and chunks, so a slow or huge file does not hold back the others. `key` comes back
+   * in every progress event. `cancel(jobId)` stops this file alone, at its next pause.
    */
-  ingestFiles(
+  ingestFile(
     jobId: string,
     projectId: string | null,
-    files: IngestFileInput[],
+    file: IngestFileInput & { key: string },
     onProgress: IngestProgressListener,
-  ): Promise<IngestOutcome[]>;
+  ): Promise<IngestOutcome>;
   cancel(jobId: string): Promise<void>;
 }

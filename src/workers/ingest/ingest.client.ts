@@ -15,8 +15,18 @@ export type {
   IngestStage,
 } from './ingest.api';
 
+/** One file of a job: its own outcome and its own cancel. */
+export interface IngestFileJob {
+  result: Promise<IngestOutcome>;
+  cancel(): void;
+}
+
 export interface IngestJob {
+  /** One per file, in the order given; each settles as soon as its file is done. */
+  files: IngestFileJob[];
+  /** Every file's outcome, in order, once all are done. */
   result: Promise<IngestOutcome[]>;
+  /** Cancels every file still being read. */
   cancel(): void;
 }
 
@@ -31,6 +41,28 @@ export interface IngestClient {
   dispose(): void;
 }
 
+/** Starts one worker job per file (progress keys are the files' positions). */
+export function startIngestJob(
+  api: Pick<IngestWorkerApi, 'ingestFile' | 'cancel'>,
+  jobId: string,
+  projectId: string | null,
+  files: readonly IngestFileInput[],
+  onProgress: IngestProgressListener,
+): IngestJob {
+  const perFile = files.map((file, index): IngestFileJob => {
+    const fileJobId = `${jobId}/${index}`;
+    return {
+      result: api.ingestFile(fileJobId, projectId, { ...file, key: String(index) }, onProgress),
+      cancel: () => void api.cancel(fileJobId),
+    };
+  });
+  return {
+    files: perFile,
+    result: Promise.all(perFile.map((file) => file.result)),
+    cancel: () => perFile.forEach((file) => file.cancel()),
+  };
+}
+
 export function createIngestClient(): IngestClient {
   const worker = new Worker(new URL('./ingest.worker.ts', import.meta.url), {
     type: 'module',
@@ -40,11 +72,7 @@ export function createIngestClient(): IngestClient {
   let jobCounter = 0;
   return {
     ingestFiles(projectId, files, onProgress) {
-      const jobId = `ingest-${++jobCounter}`;
-      return {
-        result: api.ingestFiles(jobId, projectId, files, proxy(onProgress)),
-        cancel: () => void api.cancel(jobId),
-      };
+      return startIngestJob(api, `ingest-${++jobCounter}`, projectId, files, proxy(onProgress));
     },
     dispose() {
       api[releaseProxy]();

@@ -28,7 +28,7 @@ function getHost(): Promise<IngestWorkerApi> {
 }
 
 const api: IngestWorkerApi = {
-  ingestFiles: async (...args) => (await getHost()).ingestFiles(...args),
+  ingestFile: async (...args) => (await getHost()).ingestFile(...args),
   cancel: async (jobId) => (await getHost()).cancel(jobId),
 };
 

@@ -5,24 +5,8 @@ import { NoticesState } from '../../../src/state/errors.svelte';
 import { FileViewerState } from '../../../src/state/file-viewer.svelte';
 import { ProjectsState } from '../../../src/state/projects.svelte';
 import type { EmbeddingClient } from '../../../src/workers/embedding/embedding.client';
-import type { IngestClient } from '../../../src/workers/ingest/ingest.client';
-import { createIngestHost } from '../../../src/workers/ingest/ingest-host';
-import { createRagStores, fixtureInput } from '../workers/rag-stores';
+import { createInlineIngest, createRagStores, fixtureInput } from '../workers/rag-stores';
 
-type RagStores = Awaited<ReturnType<typeof createRagStores>>;
-
-/** The real ingest host over real stores, behind the client's shape (no worker in Node). */
-function createInlineIngest(stores: RagStores): IngestClient {
-  const host = createIngestHost(stores);
-  let job = 0;
-  return {
-    ingestFiles(projectId, files, onProgress) {
-      const jobId = `job-${++job}`;
-      return { result: host.ingestFiles(jobId, projectId, files, onProgress), cancel: () => void host.cancel(jobId) };
-    },
-    dispose: () => undefined,
-  };
-}
 
 /** No embedding model in Node: the panel must say search is by keywords. */
 function createUnavailableEmbedding(): EmbeddingClient {
@@ -110,6 +94,23 @@ describe('ProjectsState', () => {
     expect(projects.files).toEqual([]);
   });
 
+  it('cancels one file from its row and still adds the others', async () => {
+    const { projects } = await createProjects();
+    const project = await projects.create('Notes');
+    await projects.open(project.id);
+    const upload = projects.upload([asFile('corpus/coffee.md', 'text/markdown'), asFile('corpus/router.md', 'text/markdown')]);
+    const [first] = projects.uploads;
+    if (!first) throw new Error('expected a row per file');
+    projects.cancelUploadRow(first.key);
+    await upload;
+    expect(projects.uploads.map((row) => [row.name, row.status])).toEqual([
+      ['coffee.md', 'cancelled'],
+      ['router.md', 'done'],
+    ]);
+    expect(projects.files.map((file) => file.name)).toEqual(['router.md']);
+    expect(projects.isUploading).toBe(false);
+  });
+
   it('saves renames and instructions, and deletes the project with its files', async () => {
     const { projects, stores } = await createProjects();
     const project = await projects.create();
@@ -172,6 +173,29 @@ describe('AttachmentsState', () => {
     const sent = attachments.take();
     expect(sent.map((a) => a.name)).toEqual(['coffee.md']);
     expect(attachments.chips).toEqual([]);
+  });
+
+  it('stops reading a file whose chip is removed, and stores nothing of it', async () => {
+    const stores = await createRagStores();
+    let id = 0;
+    const attachments = new AttachmentsState({ files: stores.files, loadIngest: () => createInlineIngest(stores), newId: () => `a${++id}` });
+    const adding = attachments.add([asFile('corpus/coffee.md', 'text/markdown'), asFile('corpus/router.md', 'text/markdown')]);
+    const [first] = attachments.chips;
+    if (!first) throw new Error('expected a chip per file');
+    attachments.remove(first.key);
+    await adding;
+    expect(attachments.chips.map((chip) => [chip.name, chip.status])).toEqual([['router.md', 'ready']]);
+    const stored = await stores.db.files.toArray();
+    expect(stored.map((file) => file.name)).toEqual(['router.md']);
+  });
+
+  it('calls an empty file an empty file, with no token count', async () => {
+    const stores = await createRagStores();
+    const attachments = new AttachmentsState({ files: stores.files, loadIngest: () => createInlineIngest(stores), newId: () => 'a' });
+    await attachments.add([new File([], 'notes.txt', { type: 'text/plain' })]);
+    expect(attachments.chips).toMatchObject([
+      { status: 'failed', attachment: null, error: '"notes.txt" is an empty file: there is nothing to add.' },
+    ]);
   });
 
   it('refuses a file larger than the model’s input budget before sending', async () => {

@@ -8,10 +8,15 @@ describe('hash routes', () => {
       { name: 'chat', sessionId: null },
       { name: 'chat', sessionId: asSessionId('a b/c') },
       { name: 'settings' },
+      { name: 'settings', section: 'embeddings' },
       { name: 'agents' },
       { name: 'project', projectId: asProjectId('p1') },
     ];
     for (const route of routes) expect(parseRoute(routeHref(route))).toEqual(route);
+  });
+  it('opens Settings at a section named in the address', () => {
+    expect(routeHref({ name: 'settings', section: 'embeddings' })).toBe('#/settings/embeddings');
+    expect(parseRoute('#/settings/embeddings')).toEqual({ name: 'settings', section: 'embeddings' });
   });
   it('falls back to a new chat for an unknown address', () => {
     expect(parseRoute('#/nowhere')).toEqual({ name: 'chat', sessionId: null });

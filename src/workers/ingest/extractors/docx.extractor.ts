@@ -14,8 +14,11 @@ export async function extractDocx(bytes: Uint8Array): Promise<Extracted> {
     // Through HTML rather than raw text, so Word headings become the chunks' heading paths.
     const result = await mammoth.convertToHtml(input);
     return { kind: 'text', text: renderHtmlBlocks(result.value) };
-  } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    throw new IngestError('broken_file', `This Word document could not be read (${reason}).`);
+  } catch {
+    // mammoth's own message names zip internals ("end of central directory"), not the problem.
+    throw new IngestError(
+      'broken_file',
+      'This Word document could not be read: it is damaged, protected, or not a .docx file.',
+    );
   }
 }

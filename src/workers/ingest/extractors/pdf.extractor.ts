@@ -104,9 +104,6 @@ function toIngestError(error: unknown): IngestError {
       'encrypted_pdf',
       'This PDF is protected by a password; remove the password and add it again.',
     );
-  const reason = error instanceof Error ? error.message : String(error);
-  return new IngestError(
-    'broken_file',
-    `This PDF could not be read: it is damaged or not a PDF (${reason}).`,
-  );
+  // pdf.js's own message ("Invalid PDF structure", "xref") speaks of its parser, not the file.
+  return new IngestError('broken_file', 'This PDF could not be read: it is damaged or not a PDF.');
 }

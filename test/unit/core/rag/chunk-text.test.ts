@@ -1,7 +1,16 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { chunkText, MAX_CHUNK_TOKENS, TARGET_CHUNK_TOKENS } from '../../../../src/core/rag';
+import {
+  chunkText,
+  chunkTextInSteps,
+  MAX_CHUNK_TOKENS,
+  TARGET_CHUNK_TOKENS,
+  type DocumentChunk,
+} from '../../../../src/core/rag';
 import { countStoredTokens } from '../../../builders/tokens';
+import { chunkTextBefore } from './chunk-text-before';
 
 const sentence = (i: number) =>
   `Sentence number ${i} talks about the weather in a small mountain village. `;
@@ -132,5 +141,141 @@ describe('chunkText with short sections', () => {
     const chunks = chunkText({ text, kind: 'markdown' }, countStoredTokens);
     expect(chunks).toHaveLength(1);
     expect(chunks[0]?.headingPath).toEqual(['Notes']);
+  });
+});
+
+/** Chunks in order, each starting at or before the previous one's end, together the whole text. */
+function expectToCover(chunks: readonly DocumentChunk[], text: string) {
+  expect(chunks[0]?.charStart).toBe(0);
+  expect(chunks.at(-1)?.charEnd).toBe(text.length);
+  for (let i = 1; i < chunks.length; i++)
+    expect(chunks[i]!.charStart).toBeLessThanOrEqual(chunks[i - 1]!.charEnd);
+}
+
+describe('chunkText on long text', () => {
+  const FIXTURES = join(import.meta.dirname, '../../../fixtures/documents');
+  const documents = [
+    ...readdirSync(join(FIXTURES, 'corpus'))
+      .filter((name) => name.endsWith('.md'))
+      .map((name) => ({
+        text: readFileSync(join(FIXTURES, 'corpus', name), 'utf8'),
+        kind: 'markdown' as const,
+      })),
+    ...['inventory.csv', 'retry.ts', 'settings.json', 'article.html'].map((name) => ({
+      text: readFileSync(join(FIXTURES, name), 'utf8'),
+      kind: name.endsWith('.ts') ? ('code' as const) : ('plain' as const),
+    })),
+  ];
+  const limits = [{}, { targetTokens: 30, maxTokens: 40 }, { targetTokens: 12, maxTokens: 16 }];
+
+  it('cuts the fixture documents exactly as before, at every chunk size', () => {
+    for (const document of documents)
+      for (const options of limits)
+        expect(chunkText(document, countStoredTokens, options)).toEqual(
+          chunkTextBefore(document, countStoredTokens, options),
+        );
+  });
+
+  it('cuts ordinary prose with over-long paragraphs exactly as before', () => {
+    const text = Array.from({ length: 12 }, (_, i) =>
+      i % 3 === 0 ? paragraph(i * 100, 40 + i) : paragraph(i * 100, 3 + i),
+    ).join('\n\n');
+    expect(chunkText({ text, kind: 'plain' }, countStoredTokens)).toEqual(
+      chunkTextBefore({ text, kind: 'plain' }, countStoredTokens),
+    );
+  });
+
+  it('cuts any text of words, lines and sentences exactly as before', () => {
+    const word = fc.constantFrom(
+      'tea',
+      'kettle',
+      'Lyon',
+      '2024-01-05',
+      '14.5',
+      'a',
+      'the',
+      '—',
+      'naïve',
+    );
+    const separator = fc.constantFrom(' ', ' ', ' ', '. ', ', ', '\n', '\n\n', '; ', '\t');
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(word, separator), { maxLength: 400 }),
+        fc.constantFrom(...limits),
+        (parts, options) => {
+          const text = parts.map(([w, s]) => w + s).join('');
+          expect(chunkText({ text, kind: 'plain' }, countStoredTokens, options)).toEqual(
+            chunkTextBefore({ text, kind: 'plain' }, countStoredTokens, options),
+          );
+        },
+      ),
+      { numRuns: 80 },
+    );
+  });
+
+  it('cuts a CSV without blank lines at line ends, every chunk within the limit', () => {
+    const rows = Array.from(
+      { length: 3000 },
+      (_, i) => `${i},widget ${i},${(i * 7.31).toFixed(2)},Lyon`,
+    );
+    const text = rows.join('\n');
+    const chunks = chunkText({ text, kind: 'plain' }, countStoredTokens);
+    expect(chunks.length).toBeGreaterThan(20);
+    for (const chunk of chunks) {
+      expect(chunk.tokenCount).toBe(countStoredTokens(chunk.text));
+      expect(chunk.tokenCount).toBeLessThanOrEqual(MAX_CHUNK_TOKENS);
+      expect(text.slice(chunk.charStart, chunk.charEnd)).toBe(chunk.text);
+      expect(chunk.text.endsWith('\n') || chunk.charEnd === text.length).toBe(true);
+    }
+    expectToCover(chunks, text);
+  });
+
+  it('cuts a long line without any whitespace into pieces within the limit', () => {
+    const text = 'x=1;y=2;'.repeat(40_000);
+    const chunks = chunkText({ text, kind: 'plain' }, countStoredTokens);
+    for (const chunk of chunks) {
+      expect(chunk.tokenCount).toBe(countStoredTokens(chunk.text));
+      expect(chunk.tokenCount).toBeLessThanOrEqual(MAX_CHUNK_TOKENS);
+      // Full chunks: a cut never leaves a chunk much shorter than the limit.
+      if (chunk.charEnd < text.length)
+        expect(chunk.tokenCount).toBeGreaterThan(MAX_CHUNK_TOKENS * 0.9);
+    }
+    expectToCover(chunks, text);
+  });
+
+  it('counts about as many characters as the text holds, not the square of it', () => {
+    // Counting work is what the chunker spends its time on; it must grow with the text.
+    const measure = (rows: number) => {
+      const text = Array.from({ length: rows }, (_, i) => `${i},widget ${i},Lyon`).join('\n');
+      let counted = 0;
+      chunkText({ text, kind: 'plain' }, (piece) => {
+        counted += piece.length;
+        return countStoredTokens(piece);
+      });
+      return counted / text.length;
+    };
+    const small = measure(2_000);
+    const large = measure(20_000);
+    expect(large).toBeLessThan(small * 1.3);
+    expect(large).toBeLessThan(6);
+  });
+});
+
+describe('chunkTextInSteps', () => {
+  it('pauses with a growing share of the work done and ends with the same chunks as chunkText', () => {
+    const text = Array.from({ length: 4000 }, (_, i) => `${i},widget ${i},Lyon`).join('\n');
+    const steps = chunkTextInSteps({ text, kind: 'plain' }, countStoredTokens);
+    const fractions: number[] = [];
+    for (;;) {
+      const step = steps.next();
+      if (step.done) {
+        expect(step.value).toEqual(chunkText({ text, kind: 'plain' }, countStoredTokens));
+        break;
+      }
+      fractions.push(step.value);
+    }
+    expect(fractions.length).toBeGreaterThan(10);
+    expect([...fractions].sort((a, b) => a - b)).toEqual(fractions);
+    expect(fractions.every((fraction) => fraction >= 0 && fraction <= 1)).toBe(true);
   });
 });

@@ -3,12 +3,11 @@ import { asProjectId } from '../../../../src/core/model';
 import type { Embedder } from '../../../../src/core/ports';
 import { createStores } from '../../../../src/storage';
 import { createEmbeddingHost } from '../../../../src/workers/embedding/embedding-host';
-import { createIngestHost } from '../../../../src/workers/ingest/ingest-host';
 import { MAX_PROJECT_QUERY_CHARS } from '../../../../src/workers/agent/search-project-files';
 import { buildFrozenClock } from '../../../builders/clock';
 import { TestAgent } from '../../../fakes/test-agent';
 import { loadTinyEmbedder, TINY_MODEL_SETTINGS } from '../embedding/tiny-model';
-import { fixtureInput } from '../rag-stores';
+import { fixtureInput, ingestAll } from '../rag-stores';
 
 const PROJECT = asProjectId('project-search');
 
@@ -25,8 +24,8 @@ async function createSearchHost(options: {
   const clock = buildFrozenClock();
   const ids = { newId: () => `file-${++id}` };
   const stores = createStores(agent.db, clock, ids);
-  await createIngestHost({ ...stores, tokens: agent.tokens, clock, ids }).ingestFiles(
-    'ingest',
+  await ingestAll(
+    { ...stores, tokens: agent.tokens, clock, ids },
     PROJECT,
     options.files.map((name) => fixtureInput(name)),
     () => undefined,

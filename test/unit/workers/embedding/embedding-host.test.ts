@@ -4,8 +4,7 @@ import { createEmbeddingHost } from '../../../../src/workers/embedding/embedding
 import type { EmbeddingProgress } from '../../../../src/workers/embedding/embedding.api';
 import { EMBED_BATCH_SIZE } from '../../../../src/workers/embedding/embed-chunks';
 import { createProjectSearch } from '../../../../src/workers/embedding/project-search';
-import { createIngestHost } from '../../../../src/workers/ingest/ingest-host';
-import { createRagStores, fixtureInput, PROJECT } from '../rag-stores';
+import { createRagStores, fixtureInput, ingestAll, PROJECT } from '../rag-stores';
 import { loadTinyEmbedder, TINY_MODEL_SETTINGS } from './tiny-model';
 
 /** The tiny model, counting how many texts it embedded and able to stop after some batches. */
@@ -34,8 +33,8 @@ async function ingestLongMarkdown() {
     (_, i) =>
       `## Section ${i}\n\n${'The sourdough starter needs flour and water every day. '.repeat(8)}`,
   ).join('\n\n');
-  const [outcome] = await createIngestHost(stores).ingestFiles(
-    'job',
+  const [outcome] = await ingestAll(
+    stores,
     PROJECT,
     [{ name: 'long.md', mimeType: 'text/markdown', blob: new Blob([sections]) }],
     () => undefined,
@@ -155,11 +154,33 @@ describe('createEmbeddingHost', () => {
   });
 });
 
+describe('a model download that cannot reach the network', () => {
+  it('says to retry or to import the model folder, with its own code', async () => {
+    const { stores, fileId } = await ingestLongMarkdown();
+    const host = createEmbeddingHost({
+      ...stores,
+      loadEmbedder: () => Promise.reject(new TypeError('Failed to fetch')),
+    });
+    const result = await host.embedFile('job', fileId, TINY_MODEL_SETTINGS, () => undefined);
+    expect(result).toEqual({
+      ok: false,
+      error: {
+        code: 'download_failed',
+        message:
+          'The embedding model carrel/tiny-embedder could not be downloaded: the network could not be reached (Failed to fetch). Retry when you are online, or import the model folder from disk in Settings › Embeddings.',
+      },
+    });
+    // The next attempt tries again rather than keeping the failure.
+    const retried = await host.prepareModel('again', TINY_MODEL_SETTINGS, () => undefined);
+    expect(retried).toMatchObject({ ok: false, error: { code: 'download_failed' } });
+  });
+});
+
 describe('createProjectSearch', () => {
   it('searches by keywords before embeddings exist, then hybrid, with file, passage and location', async () => {
     const stores = await createRagStores();
-    await createIngestHost(stores).ingestFiles(
-      'job',
+    await ingestAll(
+      stores,
       PROJECT,
       [fixtureInput('report.pdf'), fixtureInput('minutes.docx'), fixtureInput('article.html')],
       () => undefined,
@@ -184,12 +205,7 @@ describe('createProjectSearch', () => {
 
   it('falls back to keywords when the model cannot load', async () => {
     const stores = await createRagStores();
-    await createIngestHost(stores).ingestFiles(
-      'job',
-      PROJECT,
-      [fixtureInput('minutes.docx')],
-      () => undefined,
-    );
+    await ingestAll(stores, PROJECT, [fixtureInput('minutes.docx')], () => undefined);
     const search = createProjectSearch({
       ...stores,
       loadEmbedder: () => Promise.reject(new Error('offline')),

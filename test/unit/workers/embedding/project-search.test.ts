@@ -3,8 +3,7 @@ import type { ChunkStore, Embedder } from '../../../../src/core/ports';
 import { watchTableWrites } from '../../../../src/storage/watch-writes';
 import { createEmbeddingHost } from '../../../../src/workers/embedding/embedding-host';
 import { createProjectSearch } from '../../../../src/workers/embedding/project-search';
-import { createIngestHost } from '../../../../src/workers/ingest/ingest-host';
-import { createRagStores, fixtureInput, PROJECT } from '../rag-stores';
+import { createRagStores, fixtureInput, ingestAll, PROJECT } from '../rag-stores';
 import { loadTinyEmbedder, TINY_MODEL_SETTINGS } from './tiny-model';
 
 const signal = new AbortController().signal;
@@ -14,8 +13,8 @@ async function createWatchedSearch(
   loadEmbedder: () => Promise<Embedder | null> = () => Promise.resolve(null),
 ) {
   const stores = await createRagStores();
-  const outcomes = await createIngestHost(stores).ingestFiles(
-    'job',
+  const outcomes = await ingestAll(
+    stores,
     PROJECT,
     [fixtureInput('report.pdf'), fixtureInput('minutes.docx'), fixtureInput('article.html')],
     () => undefined,

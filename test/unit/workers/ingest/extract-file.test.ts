@@ -105,8 +105,27 @@ describe('extractFile', () => {
     expect(extracted).toEqual({ kind: 'image', width: 12, height: 7 });
   });
 
-  it('reports an empty text file as having no extractable text', async () => {
-    await expectIngestError(extractFixture('empty.txt'), 'no_text');
+  it('calls an empty file, or one with only a byte-order mark or blank lines, an empty file', async () => {
+    expect(await expectIngestError(extractFixture('empty.txt'), 'empty_file')).toBe(
+      '"empty.txt" is an empty file: there is nothing to add.',
+    );
+    await expectIngestError(extractBytes('bom.txt', [0xef, 0xbb, 0xbf]), 'empty_file');
+    await expectIngestError(
+      extractBytes(
+        'blank.md',
+        [...'\n \n'].map((c) => c.charCodeAt(0)),
+      ),
+      'empty_file',
+    );
+  });
+
+  it('says a damaged Word document or PDF cannot be read in plain words, not the parser’s', async () => {
+    const word = await expectIngestError(extractFixture('broken.docx'), 'broken_file');
+    expect(word).toBe(
+      'This Word document could not be read: it is damaged, protected, or not a .docx file.',
+    );
+    const pdf = await expectIngestError(extractFixture('broken.pdf'), 'broken_file');
+    expect(pdf).toBe('This PDF could not be read: it is damaged or not a PDF.');
   });
 
   it('refuses an unsupported type and names it', async () => {
@@ -140,6 +159,70 @@ describe('extractFile', () => {
       ),
       'cancelled',
     );
+  });
+});
+
+function extractBytes(name: string, bytes: readonly number[] | Uint8Array) {
+  return extractFile({ name, mimeType: '', bytes: Uint8Array.from(bytes) }, signal);
+}
+
+async function extractedText(name: string, bytes: readonly number[] | Uint8Array): Promise<string> {
+  const { extracted } = await extractBytes(name, bytes);
+  if (extracted.kind !== 'text') throw new Error('expected text');
+  return extracted.text;
+}
+
+const SAMPLE = 'Café crème, naïve — 東京 🚲\r\nsecond line\n';
+const EXPECTED = 'Café crème, naïve — 東京 🚲\nsecond line\n';
+
+function utf16(text: string, order: 'le' | 'be'): number[] {
+  const bytes: number[] = [];
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    const pair = [unit & 0xff, unit >> 8];
+    bytes.push(...(order === 'le' ? pair : pair.reverse()));
+  }
+  return bytes;
+}
+
+describe('extractFile on text encodings', () => {
+  it('reads UTF-8 with or without a byte-order mark, and drops the mark', async () => {
+    const utf8 = [...new TextEncoder().encode(SAMPLE)];
+    expect(await extractedText('a.txt', utf8)).toBe(EXPECTED);
+    expect(await extractedText('a.txt', [0xef, 0xbb, 0xbf, ...utf8])).toBe(EXPECTED);
+  });
+
+  it('reads UTF-16 little- and big-endian by their byte-order marks', async () => {
+    expect(await extractedText('a.txt', [0xff, 0xfe, ...utf16(SAMPLE, 'le')])).toBe(EXPECTED);
+    expect(await extractedText('notes.md', [0xfe, 0xff, ...utf16(SAMPLE, 'be')])).toBe(EXPECTED);
+    expect(await extractedText('data.csv', [0xff, 0xfe, ...utf16('a,b\n1,2\n', 'le')])).toBe(
+      'a,b\n1,2\n',
+    );
+  });
+
+  it('recognises UTF-16 without a byte-order mark by its zero bytes', async () => {
+    const text = 'Plain English text saved as UTF-16 by an old editor.\n';
+    expect(await extractedText('a.txt', utf16(text, 'le'))).toBe(text);
+    expect(await extractedText('a.txt', utf16(text, 'be'))).toBe(text);
+  });
+
+  it('keeps text with a stray NUL as text, without the NUL', async () => {
+    const bytes = [...new TextEncoder().encode('log line one\n\u0000log line two\n')];
+    expect(await extractedText('server.log', bytes)).toBe('log line one\nlog line two\n');
+  });
+
+  it('reads text that is not UTF-8 as Windows-1252', async () => {
+    // "Crème brûlée" in Latin-1 / Windows-1252.
+    const bytes = [0x43, 0x72, 0xe8, 0x6d, 0x65, 0x20, 0x62, 0x72, 0xfb, 0x6c, 0xe9, 0x65];
+    expect(await extractedText('recipe.txt', bytes)).toBe('Crème brûlée');
+  });
+
+  it('refuses a binary file by its content, whatever its name says', async () => {
+    const png = readFileSync(join(FIXTURES, 'pixel-art.png'));
+    await expectIngestError(extractBytes('pixel-art.txt', png), 'unsupported_type');
+    const random = Array.from({ length: 4096 }, (_, i) => (i * 2654435761) >>> 24);
+    const message = await expectIngestError(extractBytes('data.csv', random), 'unsupported_type');
+    expect(message).toMatch(/binary/);
   });
 });
 

@@ -1,17 +1,22 @@
 import { describe, expect, it } from 'vitest';
 import { parseChunkLocation } from '../../../../src/core/rag';
 import { StorageError } from '../../../../src/storage';
-import { createIngestHost } from '../../../../src/workers/ingest/ingest-host';
 import { loadProjectFiles } from '../../../../src/workers/ingest/load-project-files';
 import type { IngestProgress } from '../../../../src/workers/ingest/ingest-file';
-import { createRagStores, fixtureInput, PROJECT } from '../rag-stores';
+import {
+  createInlineIngest,
+  createRagStores,
+  fixtureInput,
+  ingestAll,
+  PROJECT,
+} from '../rag-stores';
 
 describe('ingestFiles', () => {
   it('stores a multi-page PDF with its text, token count, page map and page-bound chunks', async () => {
     const stores = await createRagStores();
     const progress: IngestProgress[] = [];
-    const [outcome] = await createIngestHost(stores).ingestFiles(
-      'job',
+    const [outcome] = await ingestAll(
+      stores,
       PROJECT,
       [fixtureInput('report.pdf', 'application/pdf')],
       (event) => progress.push(event),
@@ -34,16 +39,15 @@ describe('ingestFiles', () => {
     expect(chunks.every((chunk) => chunk.embedding === null && chunk.projectId === PROJECT)).toBe(
       true,
     );
-    expect(progress.map((event) => event.stage)).toEqual([
+    // One event per page while extracting; counting and chunking may report along the way.
+    const stages = progress.map((event) => event.stage);
+    expect(stages.filter((stage, i) => stage !== 'extract' && stage !== stages[i - 1])).toEqual([
       'hash',
-      'extract',
-      'extract',
-      'extract',
-      'extract',
       'count',
       'chunk',
       'done',
     ]);
+    expect(stages.filter((stage) => stage === 'extract')).toHaveLength(4);
     expect(progress[4]?.fraction).toBeCloseTo(0.6);
     expect(progress.map((event) => event.fraction)).toEqual(
       [...progress.map((event) => event.fraction)].sort((a, b) => a - b),
@@ -52,8 +56,8 @@ describe('ingestFiles', () => {
 
   it('keeps the character range of every chunk so a citation opens the passage', async () => {
     const stores = await createRagStores();
-    const [outcome] = await createIngestHost(stores).ingestFiles(
-      'job',
+    const [outcome] = await ingestAll(
+      stores,
       PROJECT,
       [fixtureInput('article.html', 'text/html')],
       () => undefined,
@@ -69,8 +73,8 @@ describe('ingestFiles', () => {
 
   it('gives the chunks of a Word document the heading they fall under', async () => {
     const stores = await createRagStores();
-    const [outcome] = await createIngestHost(stores).ingestFiles(
-      'job',
+    const [outcome] = await ingestAll(
+      stores,
       PROJECT,
       [fixtureInput('minutes.docx')],
       () => undefined,
@@ -82,19 +86,10 @@ describe('ingestFiles', () => {
 
   it('detects a duplicate by content hash within the project and stores nothing new', async () => {
     const stores = await createRagStores();
-    const host = createIngestHost(stores);
-    const [first] = await host.ingestFiles(
-      'a',
-      PROJECT,
-      [fixtureInput('minutes.docx')],
-      () => undefined,
-    );
-    const [second] = await host.ingestFiles(
-      'b',
-      PROJECT,
-      [{ ...fixtureInput('minutes.docx'), name: 'copy of minutes.docx' }],
-      () => undefined,
-    );
+    const [first] = await ingestAll(stores, PROJECT, [fixtureInput('minutes.docx')]);
+    const [second] = await ingestAll(stores, PROJECT, [
+      { ...fixtureInput('minutes.docx'), name: 'copy of minutes.docx' },
+    ]);
     expect(first?.kind).toBe('stored');
     expect(second).toEqual({
       kind: 'duplicate',
@@ -106,8 +101,8 @@ describe('ingestFiles', () => {
 
   it('keeps unreadable files, marked with the reason, and refuses unsupported ones', async () => {
     const stores = await createRagStores();
-    const outcomes = await createIngestHost(stores).ingestFiles(
-      'job',
+    const outcomes = await ingestAll(
+      stores,
       PROJECT,
       [
         fixtureInput('encrypted.pdf'),
@@ -127,16 +122,46 @@ describe('ingestFiles', () => {
     expect(stored[0]?.error).toMatch(/password/);
   });
 
+  it('refuses an empty file as empty and keeps nothing of it', async () => {
+    const stores = await createRagStores();
+    const outcomes = await ingestAll(
+      stores,
+      PROJECT,
+      [
+        { name: 'empty.txt', mimeType: 'text/plain', blob: new Blob([]) },
+        { name: 'bom.md', mimeType: '', blob: new Blob([new Uint8Array([0xef, 0xbb, 0xbf])]) },
+      ],
+      () => undefined,
+    );
+    expect(outcomes).toEqual([
+      {
+        kind: 'rejected',
+        error: {
+          code: 'empty_file',
+          message: '"empty.txt" is an empty file: there is nothing to add.',
+        },
+      },
+      {
+        kind: 'rejected',
+        error: {
+          code: 'empty_file',
+          message: '"bom.md" is an empty file: there is nothing to add.',
+        },
+      },
+    ]);
+    expect(await stores.files.listByProject(PROJECT)).toEqual([]);
+  });
+
   it('leaves nothing behind and passes the error on when storage is full mid-file', async () => {
     const stores = await createRagStores();
     const full = new StorageError('quota_exceeded');
-    const host = createIngestHost({
+    const deps = {
       ...stores,
       chunks: { ...stores.chunks, replaceForFile: () => Promise.reject(full) },
-    });
+    };
     const progress: IngestProgress[] = [];
     await expect(
-      host.ingestFiles('job', PROJECT, [fixtureInput('retry.ts')], (event) => progress.push(event)),
+      ingestAll(deps, PROJECT, [fixtureInput('retry.ts')], (event) => progress.push(event)),
     ).rejects.toBe(full);
     expect(await stores.files.listByProject(PROJECT)).toEqual([]);
     expect(progress.at(-1)?.stage).toBe('failed');
@@ -144,8 +169,8 @@ describe('ingestFiles', () => {
 
   it('stores an image as an image with its size and a token estimate', async () => {
     const stores = await createRagStores();
-    const [outcome] = await createIngestHost(stores).ingestFiles(
-      'job',
+    const [outcome] = await ingestAll(
+      stores,
       null,
       [fixtureInput('pixel-art.png', 'image/png')],
       () => undefined,
@@ -159,18 +184,16 @@ describe('ingestFiles', () => {
     expect(outcome?.kind === 'stored' && outcome.tokenCount).toBeGreaterThan(0);
   });
 
-  it('stops at the current file when cancelled and stores nothing for the rest', async () => {
+  it('stops every file when the whole job is cancelled and stores none of them', async () => {
     const stores = await createRagStores();
-    const host = createIngestHost(stores);
-    const outcomes = await host.ingestFiles(
-      'job',
+    const job = createInlineIngest(stores).ingestFiles(
       PROJECT,
       [fixtureInput('report.pdf'), fixtureInput('retry.ts'), fixtureInput('inventory.csv')],
       (event) => {
-        if (event.stage === 'extract') void host.cancel('job');
+        if (event.stage === 'extract') job.cancel();
       },
     );
-    expect(outcomes.map((outcome) => outcome.kind)).toEqual([
+    expect((await job.result).map((outcome) => outcome.kind)).toEqual([
       'cancelled',
       'cancelled',
       'cancelled',
@@ -179,11 +202,59 @@ describe('ingestFiles', () => {
   });
 });
 
+/** A CSV without blank lines: one long block that takes a while to chunk. */
+function buildLargeCsv(rows: number) {
+  const lines = Array.from(
+    { length: rows },
+    (_, i) => `${i},item ${i * 7},${i % 97},depot ${i % 13}`,
+  );
+  return { name: 'large.csv', mimeType: 'text/csv', blob: new Blob([lines.join('\n')]) };
+}
+
+describe('ingesting files side by side', () => {
+  it('finishes a small file while a huge one before it is still being chunked, each with its own progress', async () => {
+    const stores = await createRagStores();
+    const events: IngestProgress[] = [];
+    const outcomes = await ingestAll(
+      stores,
+      PROJECT,
+      [buildLargeCsv(40_000), fixtureInput('retry.ts')],
+      (event) => events.push(event),
+    );
+    expect(outcomes.map((outcome) => outcome.kind)).toEqual(['stored', 'stored']);
+    const doneOrder = events.filter((event) => event.stage === 'done').map((event) => event.name);
+    expect(doneOrder).toEqual(['retry.ts', 'large.csv']);
+    const large = events.filter((event) => event.key === '0' && event.stage === 'chunk');
+    expect(large.length).toBeGreaterThan(2);
+    const fractions = large.map((event) => event.fraction);
+    expect(fractions).toEqual([...fractions].sort((a, b) => a - b));
+  });
+
+  it('cancels one file in the middle of chunking and stores the others', async () => {
+    const stores = await createRagStores();
+    const job = createInlineIngest(stores).ingestFiles(
+      PROJECT,
+      [buildLargeCsv(40_000), fixtureInput('retry.ts'), fixtureInput('inventory.csv')],
+      (event) => {
+        if (event.key === '0' && event.stage === 'chunk' && event.fraction > 0.76)
+          job.files[0]?.cancel();
+      },
+    );
+    const outcomes = await job.result;
+    expect(outcomes.map((outcome) => outcome.kind)).toEqual(['cancelled', 'stored', 'stored']);
+    const stored = await stores.files.listByProject(PROJECT);
+    expect(stored.map((file) => file.name).sort()).toEqual(['inventory.csv', 'retry.ts']);
+    expect(
+      (await stores.chunks.listByProject(PROJECT)).every((chunk) => chunk.fileId !== 'file-1'),
+    ).toBe(true);
+  });
+});
+
 describe('loadProjectFiles', () => {
   it('gives the context engine every project file with its text, count and status, without blobs', async () => {
     const stores = await createRagStores();
-    await createIngestHost(stores).ingestFiles(
-      'job',
+    await ingestAll(
+      stores,
       PROJECT,
       [fixtureInput('minutes.docx'), fixtureInput('scanned.pdf')],
       () => undefined,

@@ -15,14 +15,13 @@ import { toToolDefinition, type Tool } from '../../../../../src/core/agent/tools
 import { renderNumberedDocuments } from '../../../../../src/core/context';
 import { asFileId, asProjectId } from '../../../../../src/core/model';
 import { createProjectSearch } from '../../../../../src/workers/embedding/project-search';
-import { createIngestHost } from '../../../../../src/workers/ingest/ingest-host';
 import { createProjectFileReader } from '../../../../../src/workers/ingest/project-file-reader';
-import { createRagStores, fixtureInput, PROJECT } from '../../../workers/rag-stores';
+import { createRagStores, fixtureInput, ingestAll, PROJECT } from '../../../workers/rag-stores';
 
 async function buildProject() {
   const stores = await createRagStores();
-  const outcomes = await createIngestHost(stores).ingestFiles(
-    'job',
+  const outcomes = await ingestAll(
+    stores,
     PROJECT,
     [
       fixtureInput('report.pdf'),
@@ -164,8 +163,8 @@ describe('read_file', () => {
     expect(page.calls[0]?.result?.documents?.[0]?.location).toMatch(/^p\. 3 · chars /);
     expect(page.calls[0]?.result?.content).not.toContain('Lyon');
 
-    const [long] = await createIngestHost(stores).ingestFiles(
-      'job',
+    const [long] = await ingestAll(
+      stores,
       PROJECT,
       [{ name: 'long.txt', mimeType: 'text/plain', blob: new Blob(['word '.repeat(5000)]) }],
       () => undefined,
@@ -194,8 +193,8 @@ describe('read_file', () => {
       },
     });
 
-    const [elsewhere] = await createIngestHost(stores).ingestFiles(
-      'job',
+    const [elsewhere] = await ingestAll(
+      stores,
       asProjectId('other'),
       [fixtureInput('retry.ts')],
       () => undefined,

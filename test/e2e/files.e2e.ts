@@ -1,0 +1,113 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { expect, test } from './fixtures';
+import { EmbeddingSettingsPage } from './pages/embedding-settings-page';
+import { ProjectPage } from './pages/project-page';
+
+const COFFEE = path.resolve('test/fixtures/documents/corpus/coffee.md');
+
+/** A CSV without one blank line: a single block that takes the chunker many seconds. */
+function buildLargeCsv(megabytes: number): Buffer {
+  const rows: string[] = ['sku,name,quantity,warehouse'];
+  let length = 0;
+  for (let i = 0; length < megabytes * 1024 * 1024; i++) {
+    const row = `A-${i},item ${(i * 7919) % 100_000},${i % 500},depot ${i % 23}`;
+    rows.push(row);
+    length += row.length + 1;
+  }
+  return Buffer.from(rows.join('\n'));
+}
+
+/** UTF-16 little-endian with its byte-order mark, as Windows Notepad saves "Unicode" text. */
+function encodeUtf16Le(text: string): Buffer {
+  return Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')]);
+}
+
+test.describe('project files', () => {
+  test.beforeEach(async ({ settings, llm }) => {
+    await settings.open();
+    await settings.addProvider({
+      name: 'Mock',
+      baseUrl: `${llm.url}/v1`,
+      apiKey: 'sk-files-e2e',
+      model: 'gpt-4o-mini',
+    });
+  });
+
+  test('files are read side by side, each with its own bar and Cancel, and odd files are named plainly', async ({
+    page,
+  }) => {
+    await page.getByLabel('Allow downloading model files').uncheck();
+    const project = new ProjectPage(page);
+    await project.create('Odd files');
+    await page
+      .getByLabel('Add files to the project')
+      .setInputFiles([
+        { name: 'large.csv', mimeType: 'text/csv', buffer: buildLargeCsv(4) },
+        { name: 'coffee.md', mimeType: 'text/markdown', buffer: readFileSync(COFFEE) },
+        { name: 'empty.txt', mimeType: 'text/plain', buffer: Buffer.alloc(0) },
+        {
+          name: 'notepad.txt',
+          mimeType: 'text/plain',
+          buffer: encodeUtf16Le('Grüße aus Köln: the kettle is on.\r\n'),
+        },
+        {
+          name: 'invoice\u202Efdp.txt',
+          mimeType: 'text/plain',
+          buffer: Buffer.from('Pay by Friday.'),
+        },
+      ]);
+    const row = (name: string) => project.uploads().filter({ hasText: name });
+
+    // The small files are done while the large one, before them, is still being read.
+    await expect(row('coffee.md')).toHaveAttribute('data-status', 'done', { timeout: 10_000 });
+    await expect(row('notepad.txt')).toHaveAttribute('data-status', 'done');
+    await expect(row('large.csv')).toHaveAttribute('data-status', 'working');
+    await expect(row('large.csv').getByRole('progressbar')).toBeVisible();
+    await row('large.csv').getByRole('button', { name: 'Cancel large.csv' }).click();
+    await expect(row('large.csv')).toHaveAttribute('data-status', 'cancelled', { timeout: 5_000 });
+
+    await expect(row('empty.txt')).toHaveAttribute('data-status', 'failed');
+    await expect(row('empty.txt')).toContainText(
+      '"empty.txt" is an empty file: there is nothing to add.',
+    );
+    // The override shows as an escape: the name cannot pass for a PDF.
+    await expect(row('invoice[U+202E]fdp.txt')).toHaveAttribute('data-status', 'done');
+    await expect(project.files()).toHaveText([
+      /coffee\.md/,
+      /notepad\.txt/,
+      /invoice\[U\+202E\]fdp\.txt/,
+    ]);
+    await expect(project.files().filter({ hasText: 'notepad.txt' })).toContainText('tokens');
+  });
+
+  test('an embedding download that cannot reach the network says what to do and links to the setting', async ({
+    page,
+  }) => {
+    const embedding = new EmbeddingSettingsPage(page);
+    // Nothing listens on port 9 of this machine: the fetch fails as it does offline.
+    await embedding.useSelfHosted('http://127.0.0.1:9/models/');
+    await embedding.downloadNow();
+    await expect(embedding.status()).toContainText(
+      'could not be downloaded: the network could not be reached',
+      {
+        timeout: 10_000,
+      },
+    );
+    await expect(embedding.status()).toContainText(
+      'Retry when you are online, or import the model folder from disk',
+    );
+    await expect(
+      embedding.section().getByRole('button', { name: 'Retry the download' }),
+    ).toBeVisible();
+
+    const project = new ProjectPage(page);
+    await project.create('Offline');
+    await project.upload([COFFEE]);
+    const note = page.getByTestId('embedding-note');
+    await expect(note).toContainText('could not be downloaded', { timeout: 10_000 });
+    await note.getByRole('link', { name: 'Open the embedding settings' }).click();
+    await expect(page).toHaveURL(/#\/settings\/embeddings$/);
+    await expect(page.getByRole('heading', { name: 'Embeddings' })).toBeInViewport();
+  });
+});
