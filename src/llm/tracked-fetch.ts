@@ -9,8 +9,41 @@ export interface FetchTracker {
   onActivity?: () => void;
 }
 
-const CR = 0x0d;
-const LF = 0x0a;
+/**
+ * The text after the last blank line, if it is an event the server finished writing but never
+ * closed with a blank line, and the line ends that close it; else the empty string. An event
+ * counts as finished when its `data:` lines hold complete JSON (every provider's events are JSON
+ * objects), so a stream cut in the middle of an event still drops that event and stays cut off.
+ */
+export function closeFinalEvent(tail: string): string {
+  // A lone CR may be the first half of a CRLF, so the parser waits for a byte that never comes.
+  const pendingLf = tail.endsWith('\r') ? '\n' : '';
+  return pendingLf + closeWithBlankLine(tail.replace(/\r\n|\r/g, '\n'));
+}
+
+function closeWithBlankLine(text: string): string {
+  if (text.length === 0 || text.endsWith('\n\n')) return '';
+  const lastEvent = text.slice(text.lastIndexOf('\n\n') + 1);
+  const data = lastEvent
+    .split('\n')
+    .filter((line) => line.startsWith('data:'))
+    .map((line) => line.slice(line.startsWith('data: ') ? 6 : 5))
+    .join('\n');
+  if (data.trim().length === 0) return '';
+  try {
+    JSON.parse(data);
+  } catch {
+    return '';
+  }
+  return text.endsWith('\n') ? '\n' : '\n\n';
+}
+
+/** Where the last blank line ends, so the tail kept for `closeFinalEvent` stays one event long. */
+function findEventBoundary(text: string): number {
+  const lf = text.lastIndexOf('\n\n');
+  const crlf = text.lastIndexOf('\r\n\r\n');
+  return Math.max(lf < 0 ? -1 : lf + 2, crlf < 0 ? -1 : crlf + 4);
+}
 
 function createAbortError(): DOMException {
   return new DOMException('The request was aborted.', 'AbortError');
@@ -30,7 +63,8 @@ function releaseBodyOnAbort(
   if (source === null) return response;
   const reader = source.getReader();
   let isSettled = false;
-  let endsWithCr = false;
+  const decoder = new TextDecoder();
+  let tail = '';
   const body = new ReadableStream<Uint8Array>({
     start(controller) {
       const onAbort = () => {
@@ -49,13 +83,17 @@ function releaseBodyOnAbort(
         if (isSettled) return;
         if (done) {
           isSettled = true;
-          // A lone CR may still be the first half of a CRLF, so the SSE parser holds the event
-          // it ends until the next byte, which never comes: the last token of a cut-off stream
-          // was lost. An LF after a final CR keeps the line end and lets the event through.
-          if (endsWithCr) controller.enqueue(new Uint8Array([LF]));
+          // A server may end its body without the blank line that closes the last event (or,
+          // with CRLF framing, on a lone CR the parser holds back as half a line end). The SSE
+          // parser then never dispatches it, and a complete answer whose last event said "done"
+          // (Anthropic's message_stop) would look cut off. Close that event for the parser.
+          const closing = closeFinalEvent(tail + decoder.decode());
+          if (closing.length > 0) controller.enqueue(new TextEncoder().encode(closing));
           controller.close();
         } else {
-          if (value.length > 0) endsWithCr = value[value.length - 1] === CR;
+          tail += decoder.decode(value, { stream: true });
+          const boundary = findEventBoundary(tail);
+          if (boundary > 0) tail = tail.slice(boundary);
           controller.enqueue(value);
         }
       } catch (error) {
