@@ -8,7 +8,7 @@ import { classifyStreamError, isAbortError, readIsOnline } from './errors';
 import { listProviderModels } from './list-models';
 import { resolveModelInfo } from './model-catalog';
 import { StreamNormalizer } from './normalize-stream';
-import { toModelMessages } from './to-model-messages';
+import { toModelPrompt } from './to-model-messages';
 import { createTrackedFetch } from './tracked-fetch';
 import type { FetchTracker } from './tracked-fetch';
 
@@ -190,7 +190,7 @@ async function* runAttempt(
     );
     const result = streamText({
       model,
-      messages: toModelMessages(request.messages),
+      ...toModelPrompt(request.messages),
       tools: toToolSet(request.tools),
       maxOutputTokens: request.maxOutputTokens,
       providerOptions: selectProviderOptions(request),

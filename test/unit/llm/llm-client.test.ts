@@ -1,4 +1,4 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import type { LlmEvent } from '../../../src/core/model';
 import { createLlmClient, MAX_RETRIES } from '../../../src/llm';
 import { toToolSet } from '../../../src/llm/llm-client';
@@ -315,6 +315,48 @@ describe('request shape', () => {
       }
     });
     expect(stub.requests[4]?.headers['x-team']).toBe('blue');
+  });
+
+  it('sends the instructions as the system prompt without an AI SDK warning', async () => {
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    try {
+      const stub = createStubFetch([
+        { body: OPENAI_TEXT },
+        { body: `${readFixture('anthropic-text.sse')}\n\n` },
+      ]);
+      const client = createLlmClient({ fetch: stub.fetch });
+      const messages = [
+        { role: 'system' as const, content: 'Be brief.' },
+        { role: 'system' as const, content: 'Cite sources.' },
+        { role: 'user' as const, content: 'Hello' },
+      ];
+      for (const preset of ['openai', 'anthropic'] as const) {
+        await collectEvents(
+          client.stream(
+            buildRequest(buildProvider(preset), { messages }),
+            new AbortController().signal,
+          ),
+        );
+      }
+      expect(stub.requests[0]?.body).toMatchObject({
+        messages: [
+          { role: 'system', content: 'Be brief.' },
+          { role: 'system', content: 'Cite sources.' },
+          { role: 'user', content: 'Hello' },
+        ],
+      });
+      expect(stub.requests[1]?.body).toMatchObject({
+        system: [
+          { type: 'text', text: 'Be brief.' },
+          { type: 'text', text: 'Cite sources.' },
+        ],
+        messages: [{ role: 'user' }],
+      });
+      const warnings = warn.mock.calls.map((call) => call.map(String).join(' '));
+      expect(warnings.filter((line) => line.includes('AI SDK Warning'))).toEqual([]);
+    } finally {
+      warn.mockRestore();
+    }
   });
 
   it('sends no authorization header to a keyless local server', async () => {
