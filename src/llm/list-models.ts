@@ -1,4 +1,5 @@
 import type { ModelInfo, ProviderConfig } from '../core/model';
+import type { ReadableTextExtractor } from '../core/ports';
 import { ANTHROPIC_BROWSER_HEADER } from './create-language-model';
 import type { FetchFunction } from './create-language-model';
 import {
@@ -15,6 +16,7 @@ interface ListEnv {
   fetch: FetchFunction;
   now: () => number;
   isOnline: () => boolean | undefined;
+  readableText: ReadableTextExtractor | undefined;
 }
 
 const ANTHROPIC_VERSION = '2023-06-01';
@@ -162,7 +164,7 @@ export async function listProviderModels(
       classifyHttpFailure(
         { status: response.status, body: text, headers: headerRecord },
         provider,
-        env.now(),
+        { now: env.now(), readableText: env.readableText },
       ),
     );
   }

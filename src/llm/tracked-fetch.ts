@@ -5,8 +5,17 @@ import { isAbortError } from './errors';
 export interface FetchTracker {
   /** The fetch itself rejected (not an HTTP error): offline, CORS, or nothing listening. */
   hasNetworkFailure: boolean;
+  /** The body broke off after the response had started (a reset connection, not an abort). */
+  hasConnectionLost: boolean;
   /** Called whenever bytes arrive (keep-alive comments included), for the stall watchdog. */
   onActivity?: () => void;
+  /** A streaming request answered with one JSON body: the body, and how to rebuild it. */
+  plainAnswer?: { body: string; init: ResponseInit };
+}
+
+function isJsonResponse(response: Response): boolean {
+  const contentType = response.headers.get('content-type') ?? '';
+  return response.ok && /\bjson\b/i.test(contentType) && !/ndjson/i.test(contentType);
 }
 
 /**
@@ -57,7 +66,7 @@ function createAbortError(): DOMException {
 function releaseBodyOnAbort(
   response: Response,
   signal: AbortSignal,
-  onActivity: (() => void) | undefined,
+  tracker: FetchTracker,
 ): Response {
   const source = response.body;
   if (source === null) return response;
@@ -79,7 +88,7 @@ function releaseBodyOnAbort(
     async pull(controller) {
       try {
         const { done, value } = await reader.read();
-        onActivity?.();
+        tracker.onActivity?.();
         if (isSettled) return;
         if (done) {
           isSettled = true;
@@ -99,6 +108,7 @@ function releaseBodyOnAbort(
       } catch (error) {
         if (isSettled) return;
         isSettled = true;
+        if (!signal.aborted && !isAbortError(error)) tracker.hasConnectionLost = true;
         controller.error(error);
       }
     },
@@ -130,6 +140,20 @@ export function createTrackedFetch(
       throw error;
     }
     tracker.onActivity?.();
-    return releaseBodyOnAbort(response, signal, tracker.onActivity);
+    if (isJsonResponse(response)) {
+      // Every request made here asked for a stream. A server that ignores that sends the whole
+      // answer as JSON, which no event parser reads: keep it for the client to read whole, and
+      // hand the SDK an empty stream in its place.
+      const body = await response.text();
+      tracker.onActivity?.();
+      const init = {
+        status: response.status,
+        statusText: response.statusText,
+        headers: response.headers,
+      };
+      tracker.plainAnswer = { body, init };
+      return new Response('', { status: 200, headers: { 'content-type': 'text/event-stream' } });
+    }
+    return releaseBodyOnAbort(response, signal, tracker);
   };
 }

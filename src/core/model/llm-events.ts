@@ -7,9 +7,13 @@ export const llmErrorCodeSchema = z.enum([
   'rate_limited',
   'quota_exceeded',
   'context_too_long',
+  /** HTTP 413: the request body was larger than the provider (or a proxy before it) accepts. */
+  'request_too_large',
   'overloaded',
   'cors',
   'offline',
+  /** The connection broke after the answer had started. */
+  'connection_lost',
   'bad_request',
   'not_found',
   'server_error',
