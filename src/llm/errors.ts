@@ -1,3 +1,4 @@
+import { collectSecrets, decideKeyUse, readOrigin, redactSecrets } from '../core/model';
 import type { LlmError, LlmErrorCode, ProviderConfig } from '../core/model';
 import type { ReadableTextExtractor } from '../core/ports';
 import { getProviderPreset } from './provider-presets';
@@ -215,6 +216,8 @@ export function describeLlmError(
       : ` (${name} said: "${shorten(details.providerMessage, MAX_QUOTED_CHARS)}")`;
   const httpStatus = details.status === undefined ? '' : ` (HTTP ${details.status})`;
   switch (code) {
+    case 'key_needed':
+      return `${name} needs its API key before Carrel can send anything. Enter the key in Settings › Providers.`;
     case 'invalid_key':
       return `${name} rejected the API key. Check the key in Settings › Providers: it may be mistyped, revoked, or belong to another account.`;
     case 'rate_limited':
@@ -407,4 +410,59 @@ export function classifyStreamError(
     return buildError('stream_error', provider, { providerMessage: error.message });
   }
   return classifyStreamPayload(error, provider);
+}
+
+/**
+ * Why the provider's key may not be used for a request, as the error to show instead of
+ * sending anything; undefined when the request may go ahead.
+ */
+export function checkKeyUse(provider: ProviderConfig): LlmError | undefined {
+  const use = decideKeyUse(provider, getProviderPreset(provider.preset).isKeyRequired);
+  if (use === 'send' || use === 'none') return undefined;
+  if (use === 'needed') return buildError('key_needed', provider, {});
+  const target = readOrigin(provider.baseUrl) ?? provider.baseUrl;
+  return {
+    code: 'key_needed',
+    message: `The API key of ${provider.name} was entered for ${provider.keyOrigin ?? 'another address'}, but its base URL now points to ${target}, so Carrel did not send it there. Enter the key again in Settings › Providers to use it with this address.`,
+  };
+}
+
+/** Thrown by the fetch guard; never reached while `checkKeyUse` runs first. */
+export class KeyOriginError extends Error {
+  constructor(url: string) {
+    super(
+      `Refused to send an API key to ${readOrigin(url) ?? url}: it was entered for another origin.`,
+    );
+    this.name = 'KeyOriginError';
+  }
+}
+
+/** The request layer's last word: a fetch that carries a key only to the key's own origin. */
+export function guardKeyOrigin(
+  fetch: typeof globalThis.fetch,
+  provider: Pick<ProviderConfig, 'apiKey' | 'keyOrigin'>,
+): typeof globalThis.fetch {
+  if (provider.apiKey === '') return fetch;
+  return (input, init) => {
+    const url = input instanceof Request ? input.url : input instanceof URL ? input.href : input;
+    if (provider.keyOrigin === undefined || readOrigin(url) !== provider.keyOrigin) {
+      return Promise.reject(new KeyOriginError(url));
+    }
+    return fetch(input, init);
+  };
+}
+
+/** The key and header values of a provider: what its error texts must never repeat. */
+export function collectProviderSecrets(
+  provider: Pick<ProviderConfig, 'apiKey' | 'headers'>,
+): string[] {
+  return collectSecrets([provider.apiKey, ...Object.values(provider.headers)]);
+}
+
+/** The error with every secret taken out of the words a person reads and the app stores. */
+export function redactError(error: LlmError, secrets: readonly string[]): LlmError {
+  const redacted: LlmError = { ...error, message: redactSecrets(error.message, secrets) };
+  if (error.providerMessage !== undefined)
+    redacted.providerMessage = redactSecrets(error.providerMessage, secrets);
+  return redacted;
 }

@@ -5,12 +5,16 @@ import type { LlmClient, LlmRequest, ReadableTextExtractor } from '../core/ports
 import { createLanguageModel, selectWireApi } from './create-language-model';
 import type { FetchFunction, ProviderLanguageModel } from './create-language-model';
 import {
+  checkKeyUse,
   classifyStreamError,
   classifyStreamPayload,
+  collectProviderSecrets,
+  guardKeyOrigin,
   isAbortError,
   isRecord,
   parseJson,
   readIsOnline,
+  redactError,
 } from './errors';
 import { listProviderModels } from './list-models';
 import { resolveModelInfo } from './model-catalog';
@@ -233,19 +237,28 @@ async function* runAttempt(
     hasConnectionLost: false,
     onActivity: () => watchdog.reset(),
   };
+  // A provider may echo the request, key included, in its error: none of it is kept or shown.
+  const secrets = collectProviderSecrets(request.provider);
   const classify = (error: unknown) =>
-    classifyStreamError(error, request.provider, {
-      now: env.now(),
-      readableText: env.readableText,
-      hasNetworkFailure: tracker.hasNetworkFailure,
-      hasConnectionLost: tracker.hasConnectionLost,
-      isOnline: env.isOnline(),
-    });
+    redactError(
+      classifyStreamError(error, request.provider, {
+        now: env.now(),
+        readableText: env.readableText,
+        hasNetworkFailure: tracker.hasNetworkFailure,
+        hasConnectionLost: tracker.hasConnectionLost,
+        isOnline: env.isOnline(),
+      }),
+      secrets,
+    );
   const wireApi = selectWireApi(request.provider);
   let normalizer = new StreamNormalizer(wireApi, classify);
 
   try {
-    const trackedFetch = createTrackedFetch(env.fetch, tracker, signal);
+    const trackedFetch = createTrackedFetch(
+      guardKeyOrigin(env.fetch, request.provider),
+      tracker,
+      signal,
+    );
     const model = await createLanguageModel(request.provider, request.modelId, trackedFetch);
     let outcome = yield* pipeStream(
       startStream(request, model, signal),
@@ -259,7 +272,9 @@ async function* runAttempt(
       // it as the non-streaming answer it is, and plays it back as a stream.
       const payload = parseJson(plainAnswer.body);
       if (isRecord(payload) && ('error' in payload || payload.type === 'error')) {
-        yield* normalizer.acceptError(classifyStreamPayload(payload, request.provider));
+        yield* normalizer.acceptError(
+          redactError(classifyStreamPayload(payload, request.provider), secrets),
+        );
         yield normalizer.finish();
         return;
       }
@@ -305,6 +320,13 @@ async function* streamWithRetries(
   signal: AbortSignal,
   env: ClientEnv,
 ): AsyncGenerator<LlmEvent> {
+  const keyProblem = checkKeyUse(request.provider);
+  if (keyProblem !== undefined) {
+    // Nothing is sent: the request would go without its key, or the key to the wrong host.
+    yield { type: 'error', error: keyProblem };
+    yield { type: 'finish', reason: 'error' };
+    return;
+  }
   for (let attempt = 0; ; attempt += 1) {
     let hasOutput = false;
     let retryDelayMs: number | undefined;

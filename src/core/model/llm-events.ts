@@ -4,6 +4,8 @@ import type { usageSchema } from './message';
 /** Typed provider error codes, each with a message a person can act on. */
 export const llmErrorCodeSchema = z.enum([
   'invalid_key',
+  /** Nothing was sent: the provider has no key, or its key belongs to another origin. */
+  'key_needed',
   'rate_limited',
   'quota_exceeded',
   'context_too_long',

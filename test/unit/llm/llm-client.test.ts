@@ -359,6 +359,84 @@ describe('request shape', () => {
     }
   });
 
+  it('sends nothing and asks for the key when a provider that needs one has none', async () => {
+    const stub = createStubFetch([{ body: OPENAI_TEXT }]);
+    const client = createLlmClient({ fetch: stub.fetch });
+    const provider = buildProvider('anthropic', { apiKey: '' });
+    const events = await collectEvents(
+      client.stream(buildRequest(provider), new AbortController().signal),
+    );
+    expect(events).toEqual([
+      {
+        type: 'error',
+        error: {
+          code: 'key_needed',
+          message:
+            'Anthropic needs its API key before Carrel can send anything. Enter the key in Settings › Providers.',
+        },
+      },
+      { type: 'finish', reason: 'error' },
+    ]);
+    await expect(client.listModels(provider, new AbortController().signal)).rejects.toMatchObject({
+      error: { code: 'key_needed' },
+    });
+    expect(stub.requests).toEqual([]);
+  });
+
+  it('refuses to send a key to another origin than the one it was entered for', async () => {
+    const stub = createStubFetch([{ body: OPENAI_TEXT }]);
+    const client = createLlmClient({ fetch: stub.fetch });
+    const provider = buildProvider('openai', {
+      baseUrl: 'https://attacker.example/v1',
+      keyOrigin: 'https://api.openai.com',
+    });
+    const events = await collectEvents(
+      client.stream(buildRequest(provider), new AbortController().signal),
+    );
+    expect(events[0]).toMatchObject({
+      type: 'error',
+      error: {
+        code: 'key_needed',
+        message: expect.stringContaining(
+          'was entered for https://api.openai.com, but its base URL now points to https://attacker.example',
+        ) as string,
+      },
+    });
+    await expect(client.listModels(provider, new AbortController().signal)).rejects.toMatchObject({
+      error: { code: 'key_needed' },
+    });
+    expect(stub.requests).toEqual([]);
+  });
+
+  it('keeps the key out of an error that echoes the request', async () => {
+    const key = 'sk-proj-ECHOED-0123456789abcdef';
+    const echo = (call: number) => ({
+      status: call === 0 ? 401 : 400,
+      body: JSON.stringify({
+        error: { message: `Incorrect API key provided: ${key}. Header was Bearer ${key}.` },
+      }),
+    });
+    const stub = createStubFetch(echo);
+    const client = createLlmClient({ fetch: stub.fetch });
+    const provider = buildProvider('openai', { apiKey: key });
+    const events = await collectEvents(
+      client.stream(buildRequest(provider), new AbortController().signal),
+    );
+    const error = events.find((event) => event.type === 'error');
+    expect(JSON.stringify(error)).not.toContain(key);
+    expect(error).toMatchObject({
+      error: {
+        providerMessage:
+          'Incorrect API key provided: [API key removed]. Header was Bearer [API key removed].',
+      },
+    });
+    const listing = await client
+      .listModels(provider, new AbortController().signal)
+      .catch((failure: unknown) => failure);
+    expect(JSON.stringify(listing)).not.toContain(key);
+    expect(stub.requests[0]?.headers.authorization).toBe(`Bearer ${key}`);
+  });
+
   it('sends no authorization header to a keyless local server', async () => {
     const stub = createStubFetch([{ body: readFixture('ollama-parallel-tool-calls.sse') }]);
     await collectEvents(
