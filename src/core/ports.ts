@@ -212,6 +212,11 @@ export interface BackupImportReport {
   replaced: number;
   /** Rows already present with the same or a newer `updatedAt`. */
   kept: number;
+  /**
+   * Names of providers that arrived without this device's key because the backup changed their
+   * address or headers; each asks for its key again.
+   */
+  providersWithoutKey: string[];
 }
 
 export interface Backup {

@@ -1,10 +1,13 @@
-import type { LanguageModel } from 'ai';
+import type { wrapLanguageModel } from 'ai';
 import type { ProviderConfig } from '../core/model';
 
 /** Browsers get a CORS error from Anthropic unless this header says we mean it. */
 export const ANTHROPIC_BROWSER_HEADER = 'anthropic-dangerous-direct-browser-access';
 
 export type FetchFunction = typeof globalThis.fetch;
+
+/** A provider package's model object (which the SDK's middleware can wrap). */
+export type ProviderLanguageModel = Parameters<typeof wrapLanguageModel>[0]['model'];
 
 /** Which wire protocol a config speaks; also picks how fixtures are framed in tests. */
 export type WireApi =
@@ -38,7 +41,7 @@ export async function createLanguageModel(
   provider: ProviderConfig,
   modelId: string,
   fetch: FetchFunction,
-): Promise<LanguageModel> {
+): Promise<ProviderLanguageModel> {
   const baseURL = provider.baseUrl;
   switch (provider.kind) {
     case 'openai': {

@@ -1,4 +1,6 @@
+import { collectSecrets, decideKeyUse, readOrigin, redactSecrets } from '../core/model';
 import type { LlmError, LlmErrorCode, ProviderConfig } from '../core/model';
+import type { ReadableTextExtractor } from '../core/ports';
 import { getProviderPreset } from './provider-presets';
 
 /** Thrown by `listModels` (the streaming path never throws: errors become events). */
@@ -22,6 +24,22 @@ export interface HttpFailure {
   headers: Record<string, string>;
 }
 
+/** What classifying an HTTP failure needs besides the failure itself. */
+export interface HttpFailureContext {
+  now: number;
+  /** Turns an HTML error page (a proxy's 413, a gateway's 502) into its text. */
+  readableText?: ReadableTextExtractor;
+}
+
+/** Most of the provider's own words that are kept with an error (stored, shown in details). */
+export const MAX_PROVIDER_MESSAGE_CHARS = 2_000;
+/** Most of them quoted inside the sentence a person reads. */
+export const MAX_QUOTED_CHARS = 300;
+/** An error page says what matters at its top; parsing all of a huge one only costs time. */
+const MAX_HTML_CHARS_READ = 16_000;
+
+const HTML_PATTERN = /^\s*(?:<!doctype html|<html[\s>]|<head[\s>]|<body[\s>])/i;
+
 /** The fields error bodies of every provider we know use, flattened. */
 interface ErrorFields {
   message?: string;
@@ -43,7 +61,7 @@ const QUOTA_CODES = new Set([
   'enforced_spend_limit_reached',
 ]);
 
-function isRecord(value: unknown): value is Record<string, unknown> {
+export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
@@ -158,6 +176,7 @@ function chooseCode(
   }
   if (status === 403 || has('permission_error', 'PERMISSION_DENIED')) return 'invalid_key';
   if (labels.some((label) => QUOTA_CODES.has(label)) || status === 402) return 'quota_exceeded';
+  if (status === 413) return 'request_too_large';
   if (
     has('context_length_exceeded', 'string_above_max_length') ||
     CONTEXT_MESSAGE_PATTERN.test(message)
@@ -188,12 +207,17 @@ function formatSeconds(milliseconds: number): string {
 export function describeLlmError(
   code: LlmErrorCode,
   provider: ErrorProvider,
-  details: { providerMessage?: string; retryAfterMs?: number } = {},
+  details: { providerMessage?: string; retryAfterMs?: number; status?: number } = {},
 ): string {
   const name = provider.name;
   const quoted =
-    details.providerMessage === undefined ? '' : ` (${name} said: "${details.providerMessage}")`;
+    details.providerMessage === undefined
+      ? ''
+      : ` (${name} said: "${shorten(details.providerMessage, MAX_QUOTED_CHARS)}")`;
+  const httpStatus = details.status === undefined ? '' : ` (HTTP ${details.status})`;
   switch (code) {
+    case 'key_needed':
+      return `${name} needs its API key before Carrel can send anything. Enter the key in Settings › Providers.`;
     case 'invalid_key':
       return `${name} rejected the API key. Check the key in Settings › Providers: it may be mistyped, revoked, or belong to another account.`;
     case 'rate_limited':
@@ -204,18 +228,22 @@ export function describeLlmError(
       return `${name} says this account has run out of credit or quota. Check billing and plan limits on the provider's site.`;
     case 'context_too_long':
       return `The conversation is too long for this model${quoted}. Start a new chat, remove attachments, or choose a model with a larger context window.`;
+    case 'request_too_large':
+      return `The request was too large for ${name}${httpStatus}. Remove large attachments or files from the chat, or start a new chat.`;
     case 'overloaded':
       return `${name} is overloaded right now. Try again in a minute, or choose another model.`;
     case 'cors':
       return `The browser could not reach ${name} at ${provider.baseUrl}: the request was blocked (CORS) or the server is not running. ${getProviderPreset(provider.preset).corsHint}`;
     case 'offline':
       return 'You appear to be offline. Reconnect to the internet and try again.';
+    case 'connection_lost':
+      return `The connection to ${name} broke before the answer was complete. Check your network and try again.`;
     case 'bad_request':
       return `${name} rejected the request${quoted}. Check the model settings for this provider.`;
     case 'not_found':
       return `${name} does not know this model or endpoint${quoted}. Check the model name and the base URL.`;
     case 'server_error':
-      return `${name} had an internal error${quoted}. Try again.`;
+      return `${name} is not working right now${httpStatus}: the provider or a server in front of it failed${quoted}. Try again in a few minutes, or choose another provider.`;
     case 'content_filter':
       return `${name} blocked this request under its content policy. Rephrase the message and try again.`;
     case 'stream_error':
@@ -223,7 +251,7 @@ export function describeLlmError(
     case 'aborted':
       return 'The request was stopped.';
     case 'unknown':
-      return `Unexpected error from ${name}${quoted}.`;
+      return `Unexpected error from ${name}${httpStatus}${quoted}.`;
   }
 }
 
@@ -232,23 +260,61 @@ function buildError(
   provider: ErrorProvider,
   extras: { status?: number; retryAfterMs?: number; providerMessage?: string },
 ): LlmError {
-  const error: LlmError = { code, message: describeLlmError(code, provider, extras) };
+  // Blank words say nothing; a whole page of them is capped, so a huge body never fills storage.
+  const trimmed = extras.providerMessage?.trim() ?? '';
+  const providerMessage =
+    trimmed.length === 0 ? undefined : shorten(trimmed, MAX_PROVIDER_MESSAGE_CHARS);
+  const details = { ...extras, providerMessage };
+  const error: LlmError = { code, message: describeLlmError(code, provider, details) };
   if (extras.status !== undefined) error.status = extras.status;
   if (extras.retryAfterMs !== undefined) error.retryAfterMs = extras.retryAfterMs;
-  if (extras.providerMessage !== undefined) error.providerMessage = extras.providerMessage;
+  if (providerMessage !== undefined) error.providerMessage = providerMessage;
   return error;
+}
+
+function shorten(text: string, maxChars: number): string {
+  return text.length <= maxChars ? text : `${text.slice(0, maxChars - 1).trimEnd()}…`;
+}
+
+function isHtml(failure: HttpFailure): boolean {
+  const contentType = lowerHeaders(failure.headers)['content-type'] ?? '';
+  return contentType.includes('text/html') || HTML_PATTERN.test(failure.body);
+}
+
+/**
+ * The body as the error fields are read from it: JSON when it parses, an HTML page as its
+ * title and text (or nothing, without an extractor: markup is no message), else the text.
+ */
+function readFailureBody(failure: HttpFailure, context: HttpFailureContext): unknown {
+  if (isHtml(failure)) {
+    if (context.readableText === undefined) return undefined;
+    const page = context.readableText.extract(
+      failure.body.slice(0, MAX_HTML_CHARS_READ),
+      'about:blank',
+    );
+    // One line of words: no paragraph breaks, no Markdown heading marks.
+    const text = page.text
+      .replace(/(^|\s)#{1,6}\s/g, ' ')
+      .replace(/\s+/g, ' ')
+      .trim();
+    const title = page.title.trim();
+    return [title, text.startsWith(title) ? text.slice(title.length).trim() : text]
+      .filter((part) => part.length > 0)
+      .join(': ');
+  }
+  return parseJson(failure.body) ?? failure.body;
 }
 
 /** A non-2xx HTTP response (from the API or from listing models). */
 export function classifyHttpFailure(
   failure: HttpFailure,
   provider: ErrorProvider,
-  now: number,
+  context: HttpFailureContext,
 ): LlmError {
-  const fields = extractErrorFields(parseJson(failure.body) ?? failure.body);
+  const fields = extractErrorFields(readFailureBody(failure, context));
   const code = chooseCode(fields, failure.status, false);
   const retryAfterMs =
-    readRetryAfterMs(failure.headers, now) ??
+    readRetryAfterMs(failure.headers, context.now) ??
     fields.retryDelayMs ??
     parseRetryHintMs(fields.message);
   return buildError(code, provider, {
@@ -319,9 +385,16 @@ export function isAbortError(error: unknown): boolean {
 export function classifyStreamError(
   error: unknown,
   provider: ErrorProvider,
-  context: { now: number; hasNetworkFailure: boolean; isOnline: boolean | undefined },
+  context: HttpFailureContext & {
+    hasNetworkFailure: boolean;
+    hasConnectionLost: boolean;
+    isOnline: boolean | undefined;
+  },
 ): LlmError {
   if (context.hasNetworkFailure) return classifyNetworkFailure(provider, context.isOnline);
+  if (context.hasConnectionLost) {
+    return buildError(context.isOnline === false ? 'offline' : 'connection_lost', provider, {});
+  }
   if (isApiCallErrorLike(error)) {
     if (error.statusCode === undefined) {
       return buildError('unknown', provider, { providerMessage: error.message });
@@ -330,11 +403,66 @@ export function classifyStreamError(
     return classifyHttpFailure(
       { status: error.statusCode, body, headers: error.responseHeaders ?? {} },
       provider,
-      context.now,
+      context,
     );
   }
   if (error instanceof Error) {
     return buildError('stream_error', provider, { providerMessage: error.message });
   }
   return classifyStreamPayload(error, provider);
+}
+
+/**
+ * Why the provider's key may not be used for a request, as the error to show instead of
+ * sending anything; undefined when the request may go ahead.
+ */
+export function checkKeyUse(provider: ProviderConfig): LlmError | undefined {
+  const use = decideKeyUse(provider, getProviderPreset(provider.preset).isKeyRequired);
+  if (use === 'send' || use === 'none') return undefined;
+  if (use === 'needed') return buildError('key_needed', provider, {});
+  const target = readOrigin(provider.baseUrl) ?? provider.baseUrl;
+  return {
+    code: 'key_needed',
+    message: `The API key of ${provider.name} was entered for ${provider.keyOrigin ?? 'another address'}, but its base URL now points to ${target}, so Carrel did not send it there. Enter the key again in Settings › Providers to use it with this address.`,
+  };
+}
+
+/** Thrown by the fetch guard; never reached while `checkKeyUse` runs first. */
+export class KeyOriginError extends Error {
+  constructor(url: string) {
+    super(
+      `Refused to send an API key to ${readOrigin(url) ?? url}: it was entered for another origin.`,
+    );
+    this.name = 'KeyOriginError';
+  }
+}
+
+/** The request layer's last word: a fetch that carries a key only to the key's own origin. */
+export function guardKeyOrigin(
+  fetch: typeof globalThis.fetch,
+  provider: Pick<ProviderConfig, 'apiKey' | 'keyOrigin'>,
+): typeof globalThis.fetch {
+  if (provider.apiKey === '') return fetch;
+  return (input, init) => {
+    const url = input instanceof Request ? input.url : input instanceof URL ? input.href : input;
+    if (provider.keyOrigin === undefined || readOrigin(url) !== provider.keyOrigin) {
+      return Promise.reject(new KeyOriginError(url));
+    }
+    return fetch(input, init);
+  };
+}
+
+/** The key and header values of a provider: what its error texts must never repeat. */
+export function collectProviderSecrets(
+  provider: Pick<ProviderConfig, 'apiKey' | 'headers'>,
+): string[] {
+  return collectSecrets([provider.apiKey, ...Object.values(provider.headers)]);
+}
+
+/** The error with every secret taken out of the words a person reads and the app stores. */
+export function redactError(error: LlmError, secrets: readonly string[]): LlmError {
+  const redacted: LlmError = { ...error, message: redactSecrets(error.message, secrets) };
+  if (error.providerMessage !== undefined)
+    redacted.providerMessage = redactSecrets(error.providerMessage, secrets);
+  return redacted;
 }

@@ -1,13 +1,18 @@
 import type { ModelInfo, ProviderConfig } from '../core/model';
+import type { ReadableTextExtractor } from '../core/ports';
 import { ANTHROPIC_BROWSER_HEADER } from './create-language-model';
 import type { FetchFunction } from './create-language-model';
 import {
+  checkKeyUse,
   classifyHttpFailure,
+  collectProviderSecrets,
+  guardKeyOrigin,
   classifyNetworkFailure,
   createAbortedError,
   isAbortError,
   LlmRequestError,
   parseJson,
+  redactError,
 } from './errors';
 import { resolveModelInfo } from './model-catalog';
 
@@ -15,6 +20,7 @@ interface ListEnv {
   fetch: FetchFunction;
   now: () => number;
   isOnline: () => boolean | undefined;
+  readableText: ReadableTextExtractor | undefined;
 }
 
 const ANTHROPIC_VERSION = '2023-06-01';
@@ -143,10 +149,12 @@ export async function listProviderModels(
   signal: AbortSignal,
   env: ListEnv,
 ): Promise<ModelInfo[]> {
+  const keyProblem = checkKeyUse(provider);
+  if (keyProblem !== undefined) throw new LlmRequestError(keyProblem);
   const { url, headers } = buildRequest(provider);
   let response: Response;
   try {
-    response = await env.fetch(url, { method: 'GET', headers, signal });
+    response = await guardKeyOrigin(env.fetch, provider)(url, { method: 'GET', headers, signal });
   } catch (error) {
     if (signal.aborted || isAbortError(error))
       throw new LlmRequestError(createAbortedError(provider));
@@ -159,10 +167,13 @@ export async function listProviderModels(
       headerRecord[key] = value;
     });
     throw new LlmRequestError(
-      classifyHttpFailure(
-        { status: response.status, body: text, headers: headerRecord },
-        provider,
-        env.now(),
+      redactError(
+        classifyHttpFailure(
+          { status: response.status, body: text, headers: headerRecord },
+          provider,
+          { now: env.now(), readableText: env.readableText },
+        ),
+        collectProviderSecrets(provider),
       ),
     );
   }

@@ -1,14 +1,25 @@
-import { jsonSchema, streamText, tool } from 'ai';
+import { jsonSchema, simulateStreamingMiddleware, streamText, tool, wrapLanguageModel } from 'ai';
 import type { JSONSchema7, ToolSet } from 'ai';
 import type { LlmError, LlmEvent, ToolDefinition } from '../core/model';
-import type { LlmClient, LlmRequest } from '../core/ports';
+import type { LlmClient, LlmRequest, ReadableTextExtractor } from '../core/ports';
 import { createLanguageModel, selectWireApi } from './create-language-model';
-import type { FetchFunction } from './create-language-model';
-import { classifyStreamError, isAbortError, readIsOnline } from './errors';
+import type { FetchFunction, ProviderLanguageModel } from './create-language-model';
+import {
+  checkKeyUse,
+  classifyStreamError,
+  classifyStreamPayload,
+  collectProviderSecrets,
+  guardKeyOrigin,
+  isAbortError,
+  isRecord,
+  parseJson,
+  readIsOnline,
+  redactError,
+} from './errors';
 import { listProviderModels } from './list-models';
 import { resolveModelInfo } from './model-catalog';
 import { StreamNormalizer } from './normalize-stream';
-import { toModelMessages } from './to-model-messages';
+import { toModelPrompt } from './to-model-messages';
 import { createTrackedFetch } from './tracked-fetch';
 import type { FetchTracker } from './tracked-fetch';
 
@@ -36,6 +47,8 @@ export interface LlmClientDeps {
   isOnline?: () => boolean | undefined;
   /** Idle time after which a silent stream is aborted (STREAM_STALL_TIMEOUT_MS by default). */
   stallTimeoutMs?: number;
+  /** Reads HTML error pages as text; without it, an HTML body adds nothing to the message. */
+  readableText?: ReadableTextExtractor;
 }
 
 interface ClientEnv {
@@ -44,6 +57,7 @@ interface ClientEnv {
   now: () => number;
   isOnline: () => boolean | undefined;
   stallTimeoutMs: number;
+  readableText: ReadableTextExtractor | undefined;
 }
 
 /** Resolves after `ms`, or rejects with the abort reason as soon as the signal aborts. */
@@ -155,6 +169,51 @@ function describeStall(request: LlmRequest, idleMs: number): LlmError {
   };
 }
 
+function startStream(request: LlmRequest, model: ProviderLanguageModel, signal: AbortSignal) {
+  return streamText({
+    model,
+    ...toModelPrompt(request.messages),
+    tools: toToolSet(request.tools),
+    maxOutputTokens: request.maxOutputTokens,
+    providerOptions: selectProviderOptions(request),
+    abortSignal: signal,
+    // We retry ourselves (bounded, with the injected sleep) so the behaviour is testable.
+    maxRetries: 0,
+    // Raw chunks tell a properly finished stream from one that was cut off.
+    includeRawChunks: true,
+    // Errors arrive as stream parts; the default handler would only log them.
+    onError: () => undefined,
+  });
+}
+
+/**
+ * Feeds the SDK's parts to the normalizer until the stream ends (`done`), the signal aborts
+ * (`aborted`), or `shouldStop` says the rest of this stream is not the answer.
+ */
+async function* pipeStream(
+  result: ReturnType<typeof startStream>,
+  normalizer: StreamNormalizer,
+  signal: AbortSignal,
+  shouldStop: () => boolean,
+): AsyncGenerator<LlmEvent, 'done' | 'aborted'> {
+  const iterator = result.fullStream[Symbol.asyncIterator]();
+  for (;;) {
+    const next = await raceAbort(iterator.next(), signal);
+    if (next === ABORTED) {
+      iterator.return?.().catch(() => undefined);
+      return 'aborted';
+    }
+    if (next.done === true) return 'done';
+    if (shouldStop()) {
+      iterator.return?.().catch(() => undefined);
+      return 'done';
+    }
+    const part = next.value;
+    if (part.type === 'error' && (signal.aborted || isAbortError(part.error))) return 'aborted';
+    yield* normalizer.accept(part);
+  }
+}
+
 /** One HTTP request and its stream, normalised. Ends with exactly one `finish`. */
 async function* runAttempt(
   request: LlmRequest,
@@ -173,52 +232,67 @@ async function* runAttempt(
       ? [{ type: 'error', error: describeStall(request, signal.reason.idleMs) }, INTERRUPTED]
       : [INTERRUPTED];
 
-  const tracker: FetchTracker = { hasNetworkFailure: false, onActivity: () => watchdog.reset() };
+  const tracker: FetchTracker = {
+    hasNetworkFailure: false,
+    hasConnectionLost: false,
+    onActivity: () => watchdog.reset(),
+  };
+  // A provider may echo the request, key included, in its error: none of it is kept or shown.
+  const secrets = collectProviderSecrets(request.provider);
   const classify = (error: unknown) =>
-    classifyStreamError(error, request.provider, {
-      now: env.now(),
-      hasNetworkFailure: tracker.hasNetworkFailure,
-      isOnline: env.isOnline(),
-    });
-  const normalizer = new StreamNormalizer(selectWireApi(request.provider), classify);
+    redactError(
+      classifyStreamError(error, request.provider, {
+        now: env.now(),
+        readableText: env.readableText,
+        hasNetworkFailure: tracker.hasNetworkFailure,
+        hasConnectionLost: tracker.hasConnectionLost,
+        isOnline: env.isOnline(),
+      }),
+      secrets,
+    );
+  const wireApi = selectWireApi(request.provider);
+  let normalizer = new StreamNormalizer(wireApi, classify);
 
   try {
-    const model = await createLanguageModel(
-      request.provider,
-      request.modelId,
-      createTrackedFetch(env.fetch, tracker, signal),
+    const trackedFetch = createTrackedFetch(
+      guardKeyOrigin(env.fetch, request.provider),
+      tracker,
+      signal,
     );
-    const result = streamText({
-      model,
-      messages: toModelMessages(request.messages),
-      tools: toToolSet(request.tools),
-      maxOutputTokens: request.maxOutputTokens,
-      providerOptions: selectProviderOptions(request),
-      abortSignal: signal,
-      // We retry ourselves (bounded, with the injected sleep) so the behaviour is testable.
-      maxRetries: 0,
-      // Raw chunks tell a properly finished stream from one that was cut off.
-      includeRawChunks: true,
-      // Errors arrive as stream parts; the default handler would only log them.
-      onError: () => undefined,
-    });
-    const iterator = result.fullStream[Symbol.asyncIterator]();
-    for (;;) {
-      const next = await raceAbort(iterator.next(), signal);
-      if (next === ABORTED) {
-        iterator.return?.().catch(() => undefined);
-        yield* endAborted();
+    const model = await createLanguageModel(request.provider, request.modelId, trackedFetch);
+    let outcome = yield* pipeStream(
+      startStream(request, model, signal),
+      normalizer,
+      signal,
+      () => tracker.plainAnswer !== undefined,
+    );
+    const plainAnswer = tracker.plainAnswer;
+    if (outcome === 'done' && plainAnswer !== undefined) {
+      // The provider ignored "stream" and sent the whole answer as one JSON body: the SDK reads
+      // it as the non-streaming answer it is, and plays it back as a stream.
+      const payload = parseJson(plainAnswer.body);
+      if (isRecord(payload) && ('error' in payload || payload.type === 'error')) {
+        yield* normalizer.acceptError(
+          redactError(classifyStreamPayload(payload, request.provider), secrets),
+        );
+        yield normalizer.finish();
         return;
       }
-      if (next.done === true) break;
-      const part = next.value;
-      if (part.type === 'error' && (signal.aborted || isAbortError(part.error))) {
-        yield* endAborted();
-        return;
-      }
-      yield* normalizer.accept(part);
+      const replayed = wrapLanguageModel({
+        model: await createLanguageModel(request.provider, request.modelId, () =>
+          Promise.resolve(new Response(plainAnswer.body, plainAnswer.init)),
+        ),
+        middleware: simulateStreamingMiddleware(),
+      });
+      normalizer = new StreamNormalizer(wireApi, classify, { isWholeAnswer: true });
+      outcome = yield* pipeStream(
+        startStream(request, replayed, signal),
+        normalizer,
+        signal,
+        () => false,
+      );
     }
-    if (signal.aborted) yield* endAborted();
+    if (outcome === 'aborted' || signal.aborted) yield* endAborted();
     else yield normalizer.finish();
   } catch (error) {
     if (signal.aborted || isAbortError(error)) {
@@ -246,6 +320,13 @@ async function* streamWithRetries(
   signal: AbortSignal,
   env: ClientEnv,
 ): AsyncGenerator<LlmEvent> {
+  const keyProblem = checkKeyUse(request.provider);
+  if (keyProblem !== undefined) {
+    // Nothing is sent: the request would go without its key, or the key to the wrong host.
+    yield { type: 'error', error: keyProblem };
+    yield { type: 'finish', reason: 'error' };
+    return;
+  }
   for (let attempt = 0; ; attempt += 1) {
     let hasOutput = false;
     let retryDelayMs: number | undefined;
@@ -280,6 +361,7 @@ export function createLlmClient(deps: LlmClientDeps = {}): LlmClient {
     now: deps.now ?? (() => Date.now()),
     isOnline: deps.isOnline ?? readIsOnline,
     stallTimeoutMs: deps.stallTimeoutMs ?? STREAM_STALL_TIMEOUT_MS,
+    readableText: deps.readableText,
   };
   return {
     stream: (request, signal) => streamWithRetries(request, signal, env),

@@ -114,6 +114,11 @@ export class StreamNormalizer {
   constructor(
     private readonly wireApi: WireApi,
     private readonly classifyError: (error: unknown) => LlmError,
+    /**
+     * The stream plays back an answer that arrived whole (one JSON body): it has no raw
+     * protocol events, and its finish is the provider's.
+     */
+    private readonly options: { isWholeAnswer?: boolean } = {},
   ) {}
 
   get error(): LlmError | undefined {
@@ -161,6 +166,7 @@ export class StreamNormalizer {
         );
       case 'finish-step': {
         this.sdkFinishReason = part.finishReason;
+        if (this.options.isWholeAnswer === true) this.hasTerminalChunk = true;
         const usage = toUsage(part.usage);
         if (usage === undefined || this.hasUsage) return [];
         this.hasUsage = true;

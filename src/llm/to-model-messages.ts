@@ -1,4 +1,10 @@
-import type { AssistantModelMessage, JSONValue, ModelMessage, UserModelMessage } from 'ai';
+import type {
+  AssistantModelMessage,
+  JSONValue,
+  ModelMessage,
+  SystemModelMessage,
+  UserModelMessage,
+} from 'ai';
 import type { LlmImagePart, LlmMessage, LlmTextPart } from '../core/model';
 
 type AssistantPart = Exclude<AssistantModelMessage['content'], string>[number];
@@ -104,4 +110,29 @@ export function toModelMessages(messages: LlmMessage[]): ModelMessage[] {
         };
     }
   });
+}
+
+/** The AI SDK's prompt: instructions in `system`, the conversation in `messages`. */
+export interface ModelPrompt {
+  system: SystemModelMessage[] | undefined;
+  messages: ModelMessage[];
+}
+
+/**
+ * Splits the leading system messages off into the SDK's `system` field, where it expects the
+ * instructions (it warns on every request that carries them inside `messages`). A system message
+ * later in the conversation keeps its place: moving it would change what the model reads.
+ */
+export function toModelPrompt(messages: LlmMessage[]): ModelPrompt {
+  const system: SystemModelMessage[] = [];
+  let index = 0;
+  for (; index < messages.length; index += 1) {
+    const message = messages[index];
+    if (message?.role !== 'system') break;
+    system.push({ role: 'system', content: message.content });
+  }
+  return {
+    system: system.length > 0 ? system : undefined,
+    messages: toModelMessages(messages.slice(index)),
+  };
 }

@@ -5,12 +5,54 @@ import { isAbortError } from './errors';
 export interface FetchTracker {
   /** The fetch itself rejected (not an HTTP error): offline, CORS, or nothing listening. */
   hasNetworkFailure: boolean;
+  /** The body broke off after the response had started (a reset connection, not an abort). */
+  hasConnectionLost: boolean;
   /** Called whenever bytes arrive (keep-alive comments included), for the stall watchdog. */
   onActivity?: () => void;
+  /** A streaming request answered with one JSON body: the body, and how to rebuild it. */
+  plainAnswer?: { body: string; init: ResponseInit };
 }
 
-const CR = 0x0d;
-const LF = 0x0a;
+function isJsonResponse(response: Response): boolean {
+  const contentType = response.headers.get('content-type') ?? '';
+  return response.ok && /\bjson\b/i.test(contentType) && !/ndjson/i.test(contentType);
+}
+
+/**
+ * The text after the last blank line, if it is an event the server finished writing but never
+ * closed with a blank line, and the line ends that close it; else the empty string. An event
+ * counts as finished when its `data:` lines hold complete JSON (every provider's events are JSON
+ * objects), so a stream cut in the middle of an event still drops that event and stays cut off.
+ */
+export function closeFinalEvent(tail: string): string {
+  // A lone CR may be the first half of a CRLF, so the parser waits for a byte that never comes.
+  const pendingLf = tail.endsWith('\r') ? '\n' : '';
+  return pendingLf + closeWithBlankLine(tail.replace(/\r\n|\r/g, '\n'));
+}
+
+function closeWithBlankLine(text: string): string {
+  if (text.length === 0 || text.endsWith('\n\n')) return '';
+  const lastEvent = text.slice(text.lastIndexOf('\n\n') + 1);
+  const data = lastEvent
+    .split('\n')
+    .filter((line) => line.startsWith('data:'))
+    .map((line) => line.slice(line.startsWith('data: ') ? 6 : 5))
+    .join('\n');
+  if (data.trim().length === 0) return '';
+  try {
+    JSON.parse(data);
+  } catch {
+    return '';
+  }
+  return text.endsWith('\n') ? '\n' : '\n\n';
+}
+
+/** Where the last blank line ends, so the tail kept for `closeFinalEvent` stays one event long. */
+function findEventBoundary(text: string): number {
+  const lf = text.lastIndexOf('\n\n');
+  const crlf = text.lastIndexOf('\r\n\r\n');
+  return Math.max(lf < 0 ? -1 : lf + 2, crlf < 0 ? -1 : crlf + 4);
+}
 
 function createAbortError(): DOMException {
   return new DOMException('The request was aborted.', 'AbortError');
@@ -24,13 +66,14 @@ function createAbortError(): DOMException {
 function releaseBodyOnAbort(
   response: Response,
   signal: AbortSignal,
-  onActivity: (() => void) | undefined,
+  tracker: FetchTracker,
 ): Response {
   const source = response.body;
   if (source === null) return response;
   const reader = source.getReader();
   let isSettled = false;
-  let endsWithCr = false;
+  const decoder = new TextDecoder();
+  let tail = '';
   const body = new ReadableStream<Uint8Array>({
     start(controller) {
       const onAbort = () => {
@@ -45,22 +88,27 @@ function releaseBodyOnAbort(
     async pull(controller) {
       try {
         const { done, value } = await reader.read();
-        onActivity?.();
+        tracker.onActivity?.();
         if (isSettled) return;
         if (done) {
           isSettled = true;
-          // A lone CR may still be the first half of a CRLF, so the SSE parser holds the event
-          // it ends until the next byte, which never comes: the last token of a cut-off stream
-          // was lost. An LF after a final CR keeps the line end and lets the event through.
-          if (endsWithCr) controller.enqueue(new Uint8Array([LF]));
+          // A server may end its body without the blank line that closes the last event (or,
+          // with CRLF framing, on a lone CR the parser holds back as half a line end). The SSE
+          // parser then never dispatches it, and a complete answer whose last event said "done"
+          // (Anthropic's message_stop) would look cut off. Close that event for the parser.
+          const closing = closeFinalEvent(tail + decoder.decode());
+          if (closing.length > 0) controller.enqueue(new TextEncoder().encode(closing));
           controller.close();
         } else {
-          if (value.length > 0) endsWithCr = value[value.length - 1] === CR;
+          tail += decoder.decode(value, { stream: true });
+          const boundary = findEventBoundary(tail);
+          if (boundary > 0) tail = tail.slice(boundary);
           controller.enqueue(value);
         }
       } catch (error) {
         if (isSettled) return;
         isSettled = true;
+        if (!signal.aborted && !isAbortError(error)) tracker.hasConnectionLost = true;
         controller.error(error);
       }
     },
@@ -92,6 +140,20 @@ export function createTrackedFetch(
       throw error;
     }
     tracker.onActivity?.();
-    return releaseBodyOnAbort(response, signal, tracker.onActivity);
+    if (isJsonResponse(response)) {
+      // Every request made here asked for a stream. A server that ignores that sends the whole
+      // answer as JSON, which no event parser reads: keep it for the client to read whole, and
+      // hand the SDK an empty stream in its place.
+      const body = await response.text();
+      tracker.onActivity?.();
+      const init = {
+        status: response.status,
+        statusText: response.statusText,
+        headers: response.headers,
+      };
+      tracker.plainAnswer = { body, init };
+      return new Response('', { status: 200, headers: { 'content-type': 'text/event-stream' } });
+    }
+    return releaseBodyOnAbort(response, signal, tracker);
   };
 }

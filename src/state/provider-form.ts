@@ -1,4 +1,4 @@
-import { providerPresetSchema, type ProviderKind, type ProviderPreset } from '../core/model';
+import { providerPresetSchema, readOrigin, type ProviderConfig, type ProviderKind, type ProviderPreset } from '../core/model';
 import { PROVIDER_PRESETS } from '../llm/provider-presets';
 import { err, ok, type Result } from '../util/result';
 import { formatHeaderLines, parseHeaderLines } from './header-lines';
@@ -110,6 +110,19 @@ export function validateProviderDraft(draft: ProviderDraft): Result<ProviderFiel
     headers: headers.value,
     models,
   });
+}
+
+/**
+ * The edit form keeps the stored key when its key field is left empty. That key goes only to the
+ * origin it was entered for, so moving the base URL to another origin needs the key typed again.
+ */
+export function findKeyOriginProblem(
+  provider: Pick<ProviderConfig, 'apiKey' | 'keyOrigin'>,
+  draft: Pick<ProviderDraft, 'apiKey' | 'baseUrl'>,
+): string | undefined {
+  if (draft.apiKey.trim() !== '' || provider.apiKey === '') return undefined;
+  if (readOrigin(draft.baseUrl.trim()) === provider.keyOrigin) return undefined;
+  return `Enter the API key again for the new address: the stored key was entered for ${provider.keyOrigin ?? 'another address'} and is only sent there.`;
 }
 
 /** `sk-proj-abcd…wxyz`-style: enough to recognise a key, never enough to use it. */

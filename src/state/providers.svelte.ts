@@ -1,6 +1,7 @@
-import { asProviderId, type ModelInfo, type ModelRef, type ProviderConfig, type ProviderPreset } from '../core/model';
+import { asProviderId, bindKey, decideKeyUse, type KeyUse, type ModelInfo, type ModelRef, type ProviderConfig, type ProviderPreset } from '../core/model';
 import type { ProviderStore } from '../core/ports';
 import { resolveModelInfo } from '../llm/model-catalog';
+import { PROVIDER_PRESETS } from '../llm/provider-presets';
 import { err, type Result } from '../util/result';
 import type { WorkerResult } from '../workers/agent/agent.api';
 import type { ProviderFields } from './provider-form';
@@ -44,13 +45,15 @@ export class ProvidersState {
   async add(input: NewProviderInput): Promise<ProviderConfig> {
     const now = Date.now();
     const models = [input.model, ...(input.moreModels ?? [])].map((m) => m.trim()).filter((m) => m !== '');
+    const baseUrl = input.baseUrl.trim().replace(/\/+$/, '');
     const provider: ProviderConfig = {
       id: asProviderId(this.newId()),
       name: input.name.trim(),
       kind: input.kind,
       preset: input.preset,
-      baseUrl: input.baseUrl.trim().replace(/\/+$/, ''),
-      apiKey: input.apiKey.trim(),
+      baseUrl,
+      // The key is bound to the origin it was entered for; it is never sent anywhere else.
+      ...bindKey(input.apiKey.trim(), baseUrl),
       headers: { ...input.headers },
       models: uniqueModels(models),
       contextWindowOverrides: {},
@@ -62,18 +65,35 @@ export class ProvidersState {
     return provider;
   }
 
-  /** Saves the edit form; overrides of models no longer enabled are dropped. */
-  async update(provider: ProviderConfig, fields: ProviderFields): Promise<void> {
+  /**
+   * Saves the edit form; overrides of models no longer enabled are dropped. A key typed in the
+   * form is bound to the form's base URL; otherwise the stored key keeps the origin it had.
+   */
+  async update(provider: ProviderConfig, fields: ProviderFields, options: { isKeyTyped: boolean }): Promise<void> {
     const overrides = Object.fromEntries(
       Object.entries(provider.contextWindowOverrides).filter(([modelId]) => fields.models.includes(modelId)),
     );
+    const { keyOrigin: _previous, ...unbound } = provider;
+    const key = options.isKeyTyped ? bindKey(fields.apiKey, fields.baseUrl) : pickKey(provider);
     await this.put({
-      ...provider,
+      ...unbound,
       ...fields,
+      ...key,
       headers: { ...fields.headers },
       models: [...fields.models],
       contextWindowOverrides: overrides,
     });
+  }
+
+  /** A key entered for a provider that needs one: bound to the provider's base URL. */
+  async setKey(provider: ProviderConfig, apiKey: string): Promise<void> {
+    const { keyOrigin: _previous, ...unbound } = provider;
+    await this.put({ ...unbound, ...bindKey(apiKey.trim(), provider.baseUrl) });
+  }
+
+  /** Whether requests can use the provider's key as stored (`needed`/`wrong-origin`: ask for it). */
+  describeKeyUse(provider: ProviderConfig): KeyUse {
+    return decideKeyUse(provider, PROVIDER_PRESETS[provider.preset].isKeyRequired);
   }
 
   async setModels(provider: ProviderConfig, models: string[]): Promise<void> {
@@ -116,6 +136,10 @@ export class ProvidersState {
     });
     await this.load();
   }
+}
+
+function pickKey(provider: ProviderConfig): Pick<ProviderConfig, 'apiKey' | 'keyOrigin'> {
+  return provider.keyOrigin === undefined ? { apiKey: provider.apiKey } : { apiKey: provider.apiKey, keyOrigin: provider.keyOrigin };
 }
 
 /** In order, without repeats: the first model stays the default. */

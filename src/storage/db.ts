@@ -18,6 +18,7 @@ import type {
   StopReason,
   Usage,
 } from '../core/model';
+import { readOrigin } from '../core/model';
 import type { PageSpan } from '../core/ports';
 import { StorageError, toStorageError } from './errors';
 import { placeRows, type TreeLinks } from './message-lines';
@@ -137,7 +138,10 @@ export const SCHEMA_V3 = {
   messages: 'id, sessionId, [sessionId+parentId], status, [lineId+depth]',
 } as const;
 
-export const CURRENT_SCHEMA_VERSION = 3;
+/** Version 4: a provider's key is bound to the origin it was entered for (`keyOrigin`). */
+export const SCHEMA_V4 = SCHEMA_V3;
+
+export const CURRENT_SCHEMA_VERSION = 4;
 
 function sumTokens(values: readonly unknown[]): number {
   return values.reduce<number>(
@@ -228,6 +232,23 @@ export async function upgradeToV3(tx: Transaction): Promise<void> {
   }
 }
 
+/**
+ * v3 → v4: each stored key is bound to the origin of the base URL it is used with today, the
+ * only address it can have been meant for. A row whose base URL does not parse gets no origin,
+ * so its key is never sent until the person enters it again.
+ */
+export async function upgradeToV4(tx: Transaction): Promise<void> {
+  await tx
+    .table('providers')
+    .toCollection()
+    .modify((row: Record<string, unknown>) => {
+      if (typeof row.apiKey !== 'string' || row.apiKey === '' || typeof row.keyOrigin === 'string')
+        return;
+      const origin = typeof row.baseUrl === 'string' ? readOrigin(row.baseUrl) : undefined;
+      if (origin !== undefined) row.keyOrigin = origin;
+    });
+}
+
 export class CarrelDb extends Dexie {
   declare readonly sessions: Table<SessionRow, string>;
   declare readonly messages: Table<MessageRow, string>;
@@ -246,6 +267,7 @@ export class CarrelDb extends Dexie {
     this.version(1).stores(SCHEMA_V1);
     this.version(2).stores(SCHEMA_V2).upgrade(upgradeToV2);
     this.version(3).stores(SCHEMA_V3).upgrade(upgradeToV3);
+    this.version(4).stores(SCHEMA_V4).upgrade(upgradeToV4);
   }
 }
 

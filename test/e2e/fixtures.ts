@@ -121,9 +121,11 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
       if (page.isClosed() || new URL(page.url()).origin !== appOrigin) return;
       const stored = await readStoredText(page);
       const canaries = stored.providers.filter((provider) => provider.apiKey.length >= MIN_CANARY_KEY_LENGTH);
-      for (const { apiKey, baseUrl } of canaries) {
+      for (const { apiKey, baseUrl, keyOrigin } of canaries) {
         const providerBase = baseUrl.replace(/\/+$/, '');
-        const isToProvider = (url: string): boolean => url === providerBase || url.startsWith(`${providerBase}/`);
+        // A key may go to its provider's base URL, and only on the origin it was entered for.
+        const isToProvider = (url: string): boolean =>
+          (url === providerBase || url.startsWith(`${providerBase}/`)) && (keyOrigin === undefined || new URL(url).origin === keyOrigin);
         const places: Record<string, string> = {
           localStorage: stored.localStorage,
           sessionStorage: stored.sessionStorage,

@@ -22,6 +22,8 @@ export interface TextScenario {
   /** Streamed before the text as reasoning / thinking / thought parts. */
   reasoning?: string;
   usage?: Usage;
+  /** Answer even a streaming request with the one JSON body of a non-streaming answer. */
+  isPlainJson?: boolean;
 }
 
 export interface ToolCallSpec {
@@ -70,6 +72,8 @@ export interface HangScenario {
   kind: 'hang';
   /** Text streamed before the stream goes silent. */
   text?: string;
+  /** Close the connection after the text, mid-body, instead of waiting (a dropped network). */
+  shouldReset?: boolean;
 }
 
 export interface EchoScenario {
@@ -134,6 +138,7 @@ function validateFields(value: Record<string, unknown>): string | undefined {
         isOptional(value.chunkSize, 'number') &&
         isOptional(value.tokensPerSecond, 'number') &&
         isOptional(value.reasoning, 'string') &&
+        (value.isPlainJson === undefined || typeof value.isPlainJson === 'boolean') &&
         isUsage(value.usage)
         ? undefined
         : 'text scenario needs text: string (chunkSize/tokensPerSecond numbers, reasoning string)';
@@ -161,7 +166,10 @@ function validateFields(value: Record<string, unknown>): string | undefined {
         ? undefined
         : 'midstream-error scenario needs text: string';
     case 'hang':
-      return isOptional(value.text, 'string') ? undefined : 'hang scenario text must be a string';
+      return isOptional(value.text, 'string') &&
+        (value.shouldReset === undefined || typeof value.shouldReset === 'boolean')
+        ? undefined
+        : 'hang scenario text must be a string, shouldReset a boolean';
     case 'echo':
       return undefined;
     default:

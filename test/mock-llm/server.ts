@@ -360,7 +360,7 @@ async function serveTurn(ex: Exchange, scenario: GeneratedScenario): Promise<voi
       return { body: entry.body, status: entry.status >= 400 ? entry.status : 500 };
     },
   });
-  if (!call.isStreaming) {
+  if (!call.isStreaming || (scenario.kind === 'text' && scenario.isPlainJson === true)) {
     // A non-streaming request that hangs gets nothing at all, not even headers.
     if (plan.ending.kind === 'hang') return connection.closed;
     if (plan.ending.kind === 'error') return sendReply(res, plan.ending);
@@ -374,6 +374,11 @@ async function serveTurn(ex: Exchange, scenario: GeneratedScenario): Promise<voi
     plan.frameDelayMs,
     (frame) => ctx.log.noteWritten(ex.record, frame),
   );
+  if (scenario.kind === 'hang' && scenario.shouldReset === true) {
+    // Flush what was written, then close mid-body: the browser sees a broken response.
+    res.socket?.destroySoon();
+    return connection.closed;
+  }
   if (plan.ending.kind === 'hang') return connection.closed;
   if (!connection.isClosed()) res.end();
 }

@@ -6,3 +6,4 @@ export * from './provider';
 export * from './session';
 export * from './agent';
 export * from './project';
+export * from './provider-key';

@@ -4,12 +4,18 @@ import type { usageSchema } from './message';
 /** Typed provider error codes, each with a message a person can act on. */
 export const llmErrorCodeSchema = z.enum([
   'invalid_key',
+  /** Nothing was sent: the provider has no key, or its key belongs to another origin. */
+  'key_needed',
   'rate_limited',
   'quota_exceeded',
   'context_too_long',
+  /** HTTP 413: the request body was larger than the provider (or a proxy before it) accepts. */
+  'request_too_large',
   'overloaded',
   'cors',
   'offline',
+  /** The connection broke after the answer had started. */
+  'connection_lost',
   'bad_request',
   'not_found',
   'server_error',

@@ -35,6 +35,11 @@ export const providerConfigSchema = z.object({
   api: z.enum(['chat', 'responses']).optional(),
   /** Stored in IndexedDB only; never logged, never exported unless the user opts in. */
   apiKey: z.string(),
+  /**
+   * The origin (`https://api.openai.com`) the key was entered for. The request layer sends the
+   * key nowhere else, whatever the base URL says later; absent with no key.
+   */
+  keyOrigin: z.string().optional(),
   headers: z.record(z.string(), z.string()),
   /** Models the user picked for this provider; the first is the default. */
   models: z.array(z.string().min(1)),

@@ -1,5 +1,8 @@
 import {
   agentSchema,
+  collectSecrets,
+  redactSecretsDeep,
+  type ProviderConfig,
   projectSchema,
   providerConfigSchema,
   sessionSchema,
@@ -136,8 +139,13 @@ export async function createBackup(
         agents: selected.isEverything ? await db.agents.toArray() : [],
         providers: selected.isEverything ? await db.providers.toArray() : [],
         settings: selected.isEverything ? await db.settings.toArray() : [],
+        // Every key on this device, whatever the scope: none may appear in the text exported.
+        secrets: includeApiKeys
+          ? []
+          : collectSecrets((await db.providers.toArray()).map((row) => row.apiKey)),
       };
     });
+    const redact = <T>(value: T): T => redactSecretsDeep(value, snapshot.secrets);
     const messages: ChatMessageSimple[] = snapshot.messages.map(fromMessageRow).sort(byId);
     const files = snapshot.files.map(fromFileRow).sort(byId);
     return {
@@ -147,9 +155,10 @@ export async function createBackup(
       scope,
       hasApiKeys: includeApiKeys,
       sessions: snapshot.sessions
-        .map((row) => parseStored(sessionSchema, row, `Stored session ${row.id}`))
+        .map((row) => redact(parseStored(sessionSchema, row, `Stored session ${row.id}`)))
         .sort(byId),
-      messages,
+      // An error a provider echoed (key included) is kept in its message: not in this file.
+      messages: redact(messages),
       projects: snapshot.projects
         .filter((row) => row !== undefined)
         .map((row) => parseStored(projectSchema, row, `Stored project ${row.id}`))
@@ -157,13 +166,13 @@ export async function createBackup(
       files: await Promise.all(files.map(encodeFile)),
       chunks: snapshot.chunks.map(fromChunkRow).sort(byId).map(encodeChunk),
       agents: snapshot.agents
-        .map((row) => parseStored(agentSchema, row, `Stored agent ${row.id}`))
+        .map((row) => redact(parseStored(agentSchema, row, `Stored agent ${row.id}`)))
         .sort(byId),
       providers: snapshot.providers
         .map((row) => parseStored(providerConfigSchema, row, `Stored provider ${row.id}`))
-        .map((provider) => (includeApiKeys ? provider : { ...provider, apiKey: '' }))
+        .map((provider) => (includeApiKeys ? provider : withoutKey(provider)))
         .sort(byId),
-      settings: snapshot.settings
+      settings: redact(snapshot.settings)
         .slice()
         .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)),
       usage: snapshot.usage
@@ -171,6 +180,11 @@ export async function createBackup(
         .sort(byId),
     };
   });
+}
+
+function withoutKey(provider: ProviderConfig): ProviderConfig {
+  const { keyOrigin: _origin, ...rest } = provider;
+  return { ...rest, apiKey: '' };
 }
 
 /** The backup file's text. */

@@ -3,6 +3,7 @@
  * transaction. A bad file changes nothing; a good one merges into what is already here, the
  * newer `updatedAt` winning for rows that exist on both sides.
  */
+import { mergeImportedProvider } from '../../core/model';
 import type { BackupImportReport } from '../../core/ports';
 import type { ChunkRow, CarrelDb, FileRow } from '../db';
 import { StorageError } from '../errors';
@@ -118,7 +119,7 @@ function decide(
 export async function importBackup(db: CarrelDb, text: string): Promise<BackupImportReport> {
   const backup = parseBackup(text);
   const decoded = decodeBinaries(backup);
-  const report: BackupImportReport = { inserted: 0, replaced: 0, kept: 0 };
+  const report: BackupImportReport = { inserted: 0, replaced: 0, kept: 0, providersWithoutKey: [] };
   const count = (decision: Decision) => {
     report[decision === 'insert' ? 'inserted' : decision === 'replace' ? 'replaced' : 'kept'] += 1;
   };
@@ -186,10 +187,10 @@ export async function importBackup(db: CarrelDb, text: string): Promise<BackupIm
         const decision = decide(existing, provider);
         count(decision);
         if (decision === 'keep') return [];
-        // A backup without keys must not wipe the key this device already has.
-        const apiKey =
-          !backup.hasApiKeys && existing !== undefined ? existing.apiKey : provider.apiKey;
-        return [{ ...provider, apiKey }];
+        // A backup without keys keeps this device's key only where it was entered for.
+        const merged = mergeImportedProvider(existing, provider, backup.hasApiKeys);
+        if (merged.isKeyDropped) report.providersWithoutKey.push(provider.name);
+        return [merged.provider];
       });
       await db.providers.bulkPut(providerRows);
 

@@ -12,6 +12,7 @@ import { createQueryEmbedderLoader } from '../embedding/query-embedder';
 import { createAgentHost } from './agent-host';
 import { createMcpConnectionPool } from './mcp/mcp-connection-pool';
 import { loadTurnToolKit } from './mcp/turn-tools';
+import { createPageTextExtractor } from './readable-text';
 import { createMemorySessionLocks, createWebSessionLocks } from './session-locks';
 
 /**
@@ -32,7 +33,8 @@ function getHost(): Promise<AgentWorkerApi> {
       loadQueryEmbedder: createQueryEmbedderLoader(createSettingsStore(db, clock), { wasmPaths: ORT_WASM_PATHS }),
       db,
       tokens,
-      llm: createLlmClient(),
+      // HTML error pages (a proxy's 413, a gateway's 502) are shown as their text.
+      llm: createLlmClient({ readableText: createPageTextExtractor() }),
       clock,
       ids: { newId: () => crypto.randomUUID() },
       locks: navigator.locks ? createWebSessionLocks(navigator.locks) : createMemorySessionLocks(),

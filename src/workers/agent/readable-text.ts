@@ -83,10 +83,25 @@ export function extractReadableText(html: string, url: string): ReadableText {
     const text = articleDocument.body ? toPlainText(articleDocument.body) : '';
     return { title: article.title?.trim() || pageTitle, text };
   }
-  const fresh = parseDocument(html);
-  for (const noise of fresh.querySelectorAll(NOISE_SELECTOR)) noise.remove();
-  const body = fresh.body ?? fresh.documentElement;
-  return { title: pageTitle || url, text: body ? toPlainText(body) : '' };
+  const page = extractPageText(html);
+  return { title: page.title || url, text: page.text };
+}
+
+/**
+ * The whole page's text without scripts, navigation and forms, skipping Readability: for short
+ * pages that are not articles (a proxy's error page), where Readability only costs time.
+ */
+export function extractPageText(html: string): ReadableText {
+  const document = parseDocument(html);
+  const title = (document.title ?? '').trim();
+  for (const noise of document.querySelectorAll(NOISE_SELECTOR)) noise.remove();
+  const body = document.body ?? document.documentElement;
+  return { title, text: body ? toPlainText(body) : '' };
+}
+
+/** Page text for error bodies; see `extractPageText`. */
+export function createPageTextExtractor(): ReadableTextExtractor {
+  return { extract: (html) => extractPageText(html) };
 }
 
 function toPlainText(root: NodeLike): string {

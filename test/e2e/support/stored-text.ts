@@ -10,7 +10,7 @@ export interface StoredText {
   tables: Record<string, string>;
   /** The `providers` table, where API keys belong. */
   providerRows: string;
-  providers: Array<{ apiKey: string; baseUrl: string }>;
+  providers: Array<{ apiKey: string; baseUrl: string; keyOrigin?: string }>;
 }
 
 /**
@@ -43,7 +43,7 @@ export function readStoredText(
     }
     const tables: Record<string, string> = {};
     let providerRows = '';
-    const providers: Array<{ apiKey: string; baseUrl: string }> = [];
+    const providers: Array<{ apiKey: string; baseUrl: string; keyOrigin?: string }> = [];
     const databases = await indexedDB.databases();
     if (databases.some((database) => database.name === 'carrel')) {
       const db = await new Promise<IDBDatabase>((resolve, reject) => {
@@ -61,10 +61,11 @@ export function readStoredText(
         const texts = await Promise.all(rows.map(async (row) => JSON.stringify(row) + (await readBlobs(row))));
         if (name === 'providers') {
           providerRows = texts.join('\n');
-          for (const row of rows as Array<{ apiKey?: unknown; baseUrl?: unknown }>)
+          for (const row of rows as Array<{ apiKey?: unknown; baseUrl?: unknown; keyOrigin?: unknown }>)
             providers.push({
               apiKey: typeof row.apiKey === 'string' ? row.apiKey : '',
               baseUrl: typeof row.baseUrl === 'string' ? row.baseUrl : '',
+              ...(typeof row.keyOrigin === 'string' ? { keyOrigin: row.keyOrigin } : {}),
             });
         } else tables[name] = texts.join('\n');
       }

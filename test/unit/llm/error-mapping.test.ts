@@ -1,9 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { LlmErrorCode, ProviderPreset } from '../../../src/core/model';
+import type { LlmError, LlmErrorCode, ProviderPreset } from '../../../src/core/model';
 import { createLlmClient } from '../../../src/llm';
-import type { FixtureWire } from './replay';
+import { MAX_PROVIDER_MESSAGE_CHARS, MAX_QUOTED_CHARS } from '../../../src/llm/errors';
+import { createPageTextExtractor } from '../../../src/workers/agent/readable-text';
+import type { FixtureWire, StubReply } from './replay';
 import {
   FIXTURES_DIR,
   buildProvider,
@@ -133,4 +136,106 @@ describe('mapping provider error bodies to typed errors', () => {
       expect(events.at(-1)).not.toEqual({ type: 'finish', reason: 'stop' });
     });
   }
+});
+
+/** One failed request through the real client; the error it reports. */
+async function failOnce(reply: StubReply, preset: ProviderPreset = 'openai') {
+  const stub = createStubFetch(() => reply);
+  const client = createLlmClient({
+    fetch: stub.fetch,
+    sleep: () => Promise.resolve(),
+    readableText: createPageTextExtractor(),
+  });
+  const events = await collectEvents(
+    client.stream(buildRequest(buildProvider(preset)), new AbortController().signal),
+  );
+  const errors = events.flatMap((event) => (event.type === 'error' ? [event.error] : []));
+  expect(errors).toHaveLength(1);
+  return errors[0] as LlmError;
+}
+
+/** What nginx sends for a body over client_max_body_size, padded like a real error page. */
+function buildHtmlPage(title: string, paddingChars: number): string {
+  return `<!DOCTYPE html><html><head><title>${title}</title><style>body{color:red}</style><script>var x = "<b>";</script></head><body><center><h1>${title}</h1></center><hr><center>nginx</center>${'<!-- padding -->'.repeat(paddingChars / 16)}<p>${'More words. '.repeat(paddingChars / 12)}</p></body></html>`;
+}
+
+describe('telling a person what went wrong, in words they can act on', () => {
+  it('says a 413 was too large, and reduces a 300 KB HTML page to a few KB of its text', async () => {
+    const page = buildHtmlPage('413 Request Entity Too Large', 300_000);
+    const error = await failOnce({ status: 413, body: page, headers: { 'content-type': 'text/html' } });
+    expect(error.code).toBe('request_too_large');
+    expect(error.message).toMatch(/too large for OpenAI \(HTTP 413\)\. Remove large attachments/);
+    expect(error.message).not.toMatch(/unexpected/i);
+    expect(error.providerMessage).toMatch(/^413 Request Entity Too Large/);
+    expect(error.providerMessage).not.toMatch(/[<>]|color:red|var x/);
+    expect(error.providerMessage?.length).toBeLessThanOrEqual(MAX_PROVIDER_MESSAGE_CHARS);
+  });
+
+  it.each([
+    [401, 'invalid_key', /rejected the API key/],
+    [403, 'invalid_key', /rejected the API key/],
+    [404, 'not_found', /does not know this model/],
+    [413, 'request_too_large', /too large/],
+    [429, 'rate_limited', /Try again in about 7 s/],
+    [500, 'server_error', /not working right now \(HTTP 500\)/],
+    [502, 'server_error', /not working right now \(HTTP 502\)/],
+    [504, 'server_error', /not working right now \(HTTP 504\)/],
+  ] as const)('maps HTTP %i with an HTML page to %s', async (status, code, words) => {
+    const error = await failOnce({
+      status,
+      body: buildHtmlPage(`${status} Gateway says no`, 2_000),
+      headers: { 'content-type': 'text/html; charset=utf-8', 'retry-after': '7' },
+    });
+    expect(error.code).toBe(code);
+    expect(error.message).toMatch(words);
+    expect(error.message).not.toContain('<');
+  });
+
+  it('keeps the message and the stored provider text short whatever the body', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 400, max: 599 }),
+        fc.oneof(
+          fc.string({ maxLength: 20_000 }),
+          fc.string({ maxLength: 5_000 }).map((text) => JSON.stringify({ error: { message: text.repeat(4) } })),
+          fc.string({ maxLength: 5_000 }).map((text) => `<html><body><p>${text.repeat(4)}</p></body></html>`),
+        ),
+        async (status, body) => {
+          const error = await failOnce({ status, body });
+          expect(error.message.length).toBeLessThanOrEqual(MAX_QUOTED_CHARS + 400);
+          expect((error.providerMessage ?? '').length).toBeLessThanOrEqual(MAX_PROVIDER_MESSAGE_CHARS);
+          expect(error.message).not.toContain('said: ""');
+        },
+      ),
+      { numRuns: 40 },
+    );
+  });
+
+  it('says the connection broke when the body stops with a network error mid-answer', async () => {
+    const encoder = new TextEncoder();
+    let sent = false;
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent) {
+          controller.error(new TypeError('network error'));
+          return;
+        }
+        sent = true;
+        controller.enqueue(
+          encoder.encode('data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"Hel"}}]}\n\n'),
+        );
+      },
+    });
+    const error = await failOnce({ body });
+    expect(error.code).toBe('connection_lost');
+    expect(error.message).toBe(
+      'The connection to OpenAI broke before the answer was complete. Check your network and try again.',
+    );
+  });
+
+  it('quotes nothing when the provider said nothing', async () => {
+    const error = await failOnce({ status: 500, body: '   ' });
+    expect(error.message).not.toContain('said:');
+    expect(error.providerMessage).toBeUndefined();
+  });
 });

@@ -1,4 +1,5 @@
 import { readdirSync } from 'node:fs';
+import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createLlmClient } from '../../../src/llm';
 import type { StreamSummary } from './replay';
@@ -83,9 +84,9 @@ const EXPECTATIONS: Record<string, Expectation> = {
     errors: ['quota_exceeded'],
     finish: 'error',
   },
-  // The three anthropic-sdk-python recordings lack the final blank line: message_stop never
-  // dispatches, so they are cut-off streams whatever came before.
-  'anthropic-text.sse': { text: 'Hello there!', errors: [], finish: 'interrupted' },
+  // The three anthropic-sdk-python recordings lack the final blank line after message_stop:
+  // the event is whole, so the answers are complete.
+  'anthropic-text.sse': { text: 'Hello there!', errors: [], finish: 'stop' },
   'anthropic-tool-use.sse': {
     text: "I'll check the current weather in Paris for you.",
     toolCalls: [
@@ -96,13 +97,13 @@ const EXPECTATIONS: Record<string, Expectation> = {
       },
     ],
     errors: [],
-    finish: 'interrupted',
+    finish: 'tool-calls',
   },
   'anthropic-max-tokens-partial-tool-json.sse': {
     text: "I'll create a comprehensive tax guide for someone with multiple W2s and save it in a file called taxes.txt. Let me do that for you now.",
     toolCalls: [],
     errors: [],
-    finish: 'interrupted',
+    finish: 'length',
   },
   'anthropic-thinking.chunks.txt': {
     text: '925 ÷ 5 = 185',
@@ -306,5 +307,31 @@ describe('replaying recorded provider streams', () => {
         },
       },
     });
+  });
+  it('calls an Anthropic stream complete exactly when its message_stop event arrived whole', async () => {
+    const file = 'anthropic-text.sse';
+    const full = `${frameFixture(file, 'anthropic')}\n\n`;
+    const stopEnd = full.lastIndexOf('}') + 1;
+    const provider = buildFixtureProvider(file);
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: full.indexOf('message_stop'), max: full.length }),
+        fc.constantFrom('\n', '\r\n'),
+        async (cut, lineEnd) => {
+          const body = full.slice(0, cut).replace(/\n/g, lineEnd);
+          const stub = createStubFetch([{ body }]);
+          const events = await collectEvents(
+            createLlmClient({ fetch: stub.fetch }).stream(
+              buildRequest(provider),
+              new AbortController().signal,
+            ),
+          );
+          const summary = summarizeEvents(events);
+          expect(summary.text).toBe('Hello there!');
+          expect(summary.finish).toBe(cut >= stopEnd ? 'stop' : 'interrupted');
+        },
+      ),
+      { numRuns: 60 },
+    );
   });
 });

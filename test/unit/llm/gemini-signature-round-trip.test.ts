@@ -10,6 +10,7 @@ const GEMINI: ProviderConfig = {
   preset: 'google',
   baseUrl: 'https://generativelanguage.googleapis.com/v1beta',
   apiKey: 'test-gemini-key',
+  keyOrigin: 'https://generativelanguage.googleapis.com',
   headers: {},
   models: ['gemini-2.5-flash'],
   contextWindowOverrides: {},

@@ -1,4 +1,4 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import type { LlmEvent } from '../../../src/core/model';
 import { createLlmClient, MAX_RETRIES } from '../../../src/llm';
 import { toToolSet } from '../../../src/llm/llm-client';
@@ -315,6 +315,126 @@ describe('request shape', () => {
       }
     });
     expect(stub.requests[4]?.headers['x-team']).toBe('blue');
+  });
+
+  it('sends the instructions as the system prompt without an AI SDK warning', async () => {
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    try {
+      const stub = createStubFetch([
+        { body: OPENAI_TEXT },
+        { body: `${readFixture('anthropic-text.sse')}\n\n` },
+      ]);
+      const client = createLlmClient({ fetch: stub.fetch });
+      const messages = [
+        { role: 'system' as const, content: 'Be brief.' },
+        { role: 'system' as const, content: 'Cite sources.' },
+        { role: 'user' as const, content: 'Hello' },
+      ];
+      for (const preset of ['openai', 'anthropic'] as const) {
+        await collectEvents(
+          client.stream(
+            buildRequest(buildProvider(preset), { messages }),
+            new AbortController().signal,
+          ),
+        );
+      }
+      expect(stub.requests[0]?.body).toMatchObject({
+        messages: [
+          { role: 'system', content: 'Be brief.' },
+          { role: 'system', content: 'Cite sources.' },
+          { role: 'user', content: 'Hello' },
+        ],
+      });
+      expect(stub.requests[1]?.body).toMatchObject({
+        system: [
+          { type: 'text', text: 'Be brief.' },
+          { type: 'text', text: 'Cite sources.' },
+        ],
+        messages: [{ role: 'user' }],
+      });
+      const warnings = warn.mock.calls.map((call) => call.map(String).join(' '));
+      expect(warnings.filter((line) => line.includes('AI SDK Warning'))).toEqual([]);
+    } finally {
+      warn.mockRestore();
+    }
+  });
+
+  it('sends nothing and asks for the key when a provider that needs one has none', async () => {
+    const stub = createStubFetch([{ body: OPENAI_TEXT }]);
+    const client = createLlmClient({ fetch: stub.fetch });
+    const provider = buildProvider('anthropic', { apiKey: '' });
+    const events = await collectEvents(
+      client.stream(buildRequest(provider), new AbortController().signal),
+    );
+    expect(events).toEqual([
+      {
+        type: 'error',
+        error: {
+          code: 'key_needed',
+          message:
+            'Anthropic needs its API key before Carrel can send anything. Enter the key in Settings › Providers.',
+        },
+      },
+      { type: 'finish', reason: 'error' },
+    ]);
+    await expect(client.listModels(provider, new AbortController().signal)).rejects.toMatchObject({
+      error: { code: 'key_needed' },
+    });
+    expect(stub.requests).toEqual([]);
+  });
+
+  it('refuses to send a key to another origin than the one it was entered for', async () => {
+    const stub = createStubFetch([{ body: OPENAI_TEXT }]);
+    const client = createLlmClient({ fetch: stub.fetch });
+    const provider = buildProvider('openai', {
+      baseUrl: 'https://attacker.example/v1',
+      keyOrigin: 'https://api.openai.com',
+    });
+    const events = await collectEvents(
+      client.stream(buildRequest(provider), new AbortController().signal),
+    );
+    expect(events[0]).toMatchObject({
+      type: 'error',
+      error: {
+        code: 'key_needed',
+        message: expect.stringContaining(
+          'was entered for https://api.openai.com, but its base URL now points to https://attacker.example',
+        ) as string,
+      },
+    });
+    await expect(client.listModels(provider, new AbortController().signal)).rejects.toMatchObject({
+      error: { code: 'key_needed' },
+    });
+    expect(stub.requests).toEqual([]);
+  });
+
+  it('keeps the key out of an error that echoes the request', async () => {
+    const key = 'sk-proj-ECHOED-0123456789abcdef';
+    const echo = (call: number) => ({
+      status: call === 0 ? 401 : 400,
+      body: JSON.stringify({
+        error: { message: `Incorrect API key provided: ${key}. Header was Bearer ${key}.` },
+      }),
+    });
+    const stub = createStubFetch(echo);
+    const client = createLlmClient({ fetch: stub.fetch });
+    const provider = buildProvider('openai', { apiKey: key });
+    const events = await collectEvents(
+      client.stream(buildRequest(provider), new AbortController().signal),
+    );
+    const error = events.find((event) => event.type === 'error');
+    expect(JSON.stringify(error)).not.toContain(key);
+    expect(error).toMatchObject({
+      error: {
+        providerMessage:
+          'Incorrect API key provided: [API key removed]. Header was Bearer [API key removed].',
+      },
+    });
+    const listing = await client
+      .listModels(provider, new AbortController().signal)
+      .catch((failure: unknown) => failure);
+    expect(JSON.stringify(listing)).not.toContain(key);
+    expect(stub.requests[0]?.headers.authorization).toBe(`Bearer ${key}`);
   });
 
   it('sends no authorization header to a keyless local server', async () => {

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PROVIDER_FIXTURES_DIR } from '../../mock-llm/fixtures';
-import { asProviderId } from '../../../src/core/model';
+import { asProviderId, readOrigin } from '../../../src/core/model';
 import type { LlmEvent, ProviderConfig, ProviderPreset } from '../../../src/core/model';
 import type { LlmRequest } from '../../../src/core/ports';
 import { PROVIDER_PRESETS } from '../../../src/llm/provider-presets';
@@ -157,7 +157,7 @@ export function buildProvider(
   overrides: Partial<ProviderConfig> = {},
 ): ProviderConfig {
   const info = PROVIDER_PRESETS[preset];
-  return {
+  const provider: ProviderConfig = {
     id: asProviderId(`provider-${preset}`),
     name: info.name,
     kind: info.kind,
@@ -171,6 +171,10 @@ export function buildProvider(
     updatedAt: 0,
     ...overrides,
   };
+  // A key is entered for its base URL unless the test says otherwise.
+  return 'keyOrigin' in overrides || provider.apiKey === ''
+    ? provider
+    : { ...provider, keyOrigin: readOrigin(provider.baseUrl) };
 }
 
 export function buildFixtureProvider(file: string): ProviderConfig {

@@ -35,6 +35,7 @@ const provider: ProviderConfig = {
   preset: 'openai',
   baseUrl: 'https://api.openai.com/v1',
   apiKey: 'sk-local',
+  keyOrigin: 'https://api.openai.com',
   headers: {},
   models: [],
   contextWindowOverrides: {},

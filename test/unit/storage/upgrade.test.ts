@@ -7,7 +7,9 @@ import {
   openCarrelDb,
   SCHEMA_V1,
   SCHEMA_V2,
+  SCHEMA_V3,
 } from '../../../src/storage/db';
+import { createProviderStore } from '../../../src/storage/provider.store';
 import { createFileStore } from '../../../src/storage/file.store';
 import { createMessageStore } from '../../../src/storage/message.store';
 import { createSessionStore } from '../../../src/storage/session.store';
@@ -30,7 +32,7 @@ function readFixture(name: string): FixtureTables {
   ).tables;
 }
 
-const SCHEMAS = { 1: SCHEMA_V1, 2: SCHEMA_V2 } as const;
+const SCHEMAS = { 1: SCHEMA_V1, 2: SCHEMA_V2, 3: SCHEMA_V3 } as const;
 type OldVersion = keyof typeof SCHEMAS;
 
 /** Writes the fixture with an earlier schema exactly as db.ts declares it. */
@@ -206,5 +208,27 @@ describe('schema upgrades', () => {
     expect(after.version).toBe(2);
     expect(after.contents).toEqual(before.contents);
     expect(after.contents.messages).toHaveLength(15);
+  });
+  it('upgrades a version 3 database: each stored key is bound to the origin it is used with', async () => {
+    const dexieOptions = createTestIndexedDb();
+    await createOldDatabase(3, 'upgrade-v3', readFixture('v3.json'), dexieOptions);
+
+    const db = await openCarrelDb('upgrade-v3', { dexie: dexieOptions });
+    expect(db.verno).toBe(CURRENT_SCHEMA_VERSION);
+    const providers = await createProviderStore(db).list();
+    const byId = Object.fromEntries(providers.map((provider) => [provider.id, provider]));
+    expect(byId.openai).toMatchObject({
+      apiKey: 'sk-stored-openai-0001',
+      keyOrigin: 'https://api.openai.com',
+    });
+    expect(byId.gateway).toMatchObject({
+      apiKey: 'gw-stored-key-0002',
+      keyOrigin: 'https://gateway.example.test:8443',
+      headers: { 'x-team': 'blue' },
+    });
+    expect(byId.ollama?.apiKey).toBe('');
+    expect(byId.ollama).not.toHaveProperty('keyOrigin');
+    expect(await createSettingsStore(db, createFrozenClock()).get('theme')).toBe('dark');
+    db.close();
   });
 });
