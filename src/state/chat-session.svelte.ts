@@ -128,13 +128,22 @@ export class ChatSessionState {
     await this.run({ text: question.text, models: model, retryOf: question.id }, null);
   }
 
-  /** `extras`: attached files (kept on the user message) and, for a new chat, its project. */
-  async send(text: string, models: ModelRef[], extras: { attachments?: Attachment[]; projectId?: string } = {}): Promise<void> {
+  /**
+   * `extras`: attached files (kept on the user message) and, for a new chat, its project.
+   * `onStored` runs once the question is stored: only then may the composer let go of the text
+   * and files, since a refused send (another tab answering, the chat deleted) stores nothing.
+   */
+  async send(
+    text: string,
+    models: ModelRef[],
+    extras: { attachments?: Attachment[]; projectId?: string; onStored?: () => void } = {},
+  ): Promise<void> {
     const trimmed = text.trim();
     if (trimmed.length === 0) return;
+    const { onStored, ...request } = extras;
     const pending = optimisticUserMessage(trimmed, this.session?.id ?? null, this.chain.at(-1)?.id ?? null);
-    if (pending.role === 'user' && extras.attachments) pending.attachments = extras.attachments;
-    await this.run({ text: trimmed, models, ...extras }, pending);
+    if (pending.role === 'user' && request.attachments) pending.attachments = request.attachments;
+    await this.run({ text: trimmed, models, ...request }, pending, onStored);
   }
 
   private async run(
@@ -147,6 +156,7 @@ export class ChatSessionState {
       projectId?: string;
     },
     pendingUser: ChatMessageSimple | null,
+    onStored?: () => void,
   ): Promise<void> {
     if (this.isRunning) return;
     const { models } = request;
@@ -158,10 +168,18 @@ export class ChatSessionState {
     this.liveAnswers = [];
     this.compareGroup = null;
     let createdSessionId: SessionId | null = null;
+    let isStored = false;
+    const markStored = (): void => {
+      if (isStored) return;
+      isStored = true;
+      onStored?.();
+    };
 
     const onPackets = (packets: Packet[]): void => {
       for (const packet of packets) {
         if (packet.obj.type === 'message_start') {
+          // The worker starts an answer only after the question is stored.
+          markStored();
           if (createdSessionId === null && this.session === null) {
             // A new chat exists from its first packet on: its address can be bookmarked or reopened.
             createdSessionId = packet.obj.sessionId as SessionId;
@@ -191,7 +209,8 @@ export class ChatSessionState {
         onPackets,
         this.confirm,
       );
-      if (!result.ok) error = result.error.message;
+      if (result.ok) markStored();
+      else error = result.error.message;
       const sessionId = result.ok ? (result.value.sessionId as SessionId) : (createdSessionId ?? this.session?.id ?? null);
       if (sessionId) {
         isNew = this.session?.id !== sessionId;
