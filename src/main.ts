@@ -23,6 +23,7 @@ import { SettingsState } from './state/settings.svelte';
 import { StorageSettingsState } from './state/settings-storage.svelte';
 import { createStores, observe, openCarrelDb } from './storage';
 import { createAgentClient, type AgentClient } from './workers/agent/agent.client';
+import { createAnswerFeed, openRelayChannel } from './workers/agent/answer-relay';
 import { startPwa } from './pwa/start-pwa';
 import { loadMarkdownRenderer } from './app/lib/markdown-loader.svelte';
 
@@ -46,6 +47,8 @@ async function start(): Promise<void> {
   const stores = createStores(db, clock, { newId });
   const workerClient = createAgentClient();
   const router = new RouterState();
+  // Answers streaming in other tabs, and stop requests for chats deleted while they answer.
+  const answerFeed = createAnswerFeed(openRelayChannel(), 'locks' in navigator ? navigator.locks : null);
   const providers = new ProvidersState(stores.providers, newId, (id) => workerClient.listModels(id));
   const settings = new SettingsState({ store: stores.settings, agent: workerClient, root: document.documentElement, newId });
   const storage = new StorageSettingsState({
@@ -83,6 +86,7 @@ async function start(): Promise<void> {
     watchProjects: (onValue, onError) => observe(() => stores.projects.list(), onValue, onError),
     store: stores.sessions,
     notices,
+    stopAnswering: (sessionId) => answerFeed.stopSession(sessionId),
     async buildSearchIndex() {
       // Built fresh (the worker writes messages through its own connection), then kept current
       // with this tab's own writes until the session list changes again. MiniSearch is fetched
@@ -113,6 +117,8 @@ async function start(): Promise<void> {
     messages: stores.messages,
     newRunId: newId,
     onSessionCreated: (sessionId) => router.followCreatedSession(sessionId),
+    feed: answerFeed,
+    watchSession: (sessionId, onValue, onError) => observe(() => stores.sessions.get(sessionId), onValue, onError),
   });
   // Projects, attachments and the file viewer (issue 7): the ingest and embedding workers start
   // on first use, since most visits never upload a file.

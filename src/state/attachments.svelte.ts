@@ -100,11 +100,20 @@ export class AttachmentsState {
     return this.refusal(model) ?? '';
   }
 
-  /** The ready attachments as plain data for the send request; the chips are cleared. */
-  take(): Attachment[] {
-    const attachments = this.chips.flatMap((chip) => (chip.attachment ? [$state.snapshot(chip.attachment)] : []));
-    this.chips = this.chips.filter((chip) => chip.status === 'working');
-    return attachments;
+  /**
+   * The ready attachments as plain data for the send request. Their chips stay until `clear`
+   * runs, once the message is stored: a refused send leaves the files attached.
+   */
+  prepareSend(): { attachments: Attachment[]; clear(): void } {
+    // Files still being read stay for the next message; failed reads go with this one.
+    const settled = this.chips.filter((chip) => chip.status !== 'working');
+    const keys = settled.map((chip) => chip.key);
+    return {
+      attachments: settled.flatMap((chip) => (chip.attachment ? [$state.snapshot(chip.attachment)] : [])),
+      clear: () => {
+        this.chips = this.chips.filter((chip) => !keys.includes(chip.key));
+      },
+    };
   }
 
   private async settle(key: string, outcome: IngestOutcome): Promise<void> {

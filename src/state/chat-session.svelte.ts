@@ -2,6 +2,7 @@ import type { Attachment, ChatMessageSimple, MessageId, ModelRef, Session, Sessi
 import type { MessageBranches, MessageStore, SessionStore } from '../core/ports';
 import type { AgentClient } from '../workers/agent/agent.client';
 import type { ConfirmationRequest, Packet } from '../workers/agent/agent.api';
+import type { AnswerFeed, FollowEvent } from '../workers/agent/answer-relay';
 import { answerFromMessage, applyPacket, createLiveAnswer, type AnswerView } from './answer-blocks';
 import { buildChatItems, type ChatItem, type CompareGroup } from './chat-items';
 import { pickSibling, type SiblingPosition } from './branches';
@@ -20,6 +21,16 @@ export interface ChatSessionDeps {
   newRunId(): string;
   /** Called when a first message created the session, so the route can follow it. */
   onSessionCreated(sessionId: SessionId): void;
+  /** Runs of the open chat in other tabs, streamed live. */
+  feed?: Pick<AnswerFeed, 'follow'>;
+  /** The open chat's stored row, again whenever any tab changes it (undefined once deleted). */
+  watchSession?: (sessionId: SessionId, onValue: (session: Session | undefined) => void, onError: (error: Error) => void) => () => void;
+}
+
+/** What a stored session row shows: a change elsewhere (a checkpoint's version bump) is not news. */
+function shownFields(session: Session): string {
+  const { title, currentLeafId, agentId, projectId, models, isPinned, isArchived } = session;
+  return JSON.stringify({ title, currentLeafId, agentId, projectId, models, isPinned, isArchived });
 }
 
 /**
@@ -39,9 +50,19 @@ export class ChatSessionState {
   pendingConfirmation = $state<ConfirmationRequest | null>(null);
   /** The answers of the last compare run, side by side until one is chosen to continue with. */
   compareGroup = $state<CompareGroup | null>(null);
+  /** A run of this chat in another tab, shown live in `liveAnswers`; null when there is none. */
+  remoteRunId = $state<string | null>(null);
   private resolveConfirmation: ((isAllowed: boolean) => void) | null = null;
   private runId: string | null = null;
   private loadToken = 0;
+  /** This tab's runs: the relay echoes them back, and they are shown already. */
+  // eslint-disable-next-line svelte/prefer-svelte-reactivity -- bookkeeping, never rendered
+  private readonly ownRunIds = new Set<string>();
+  private followedId: SessionId | null = null;
+  private unfollow: (() => void) | null = null;
+  /** Other tabs' runs are applied one event at a time, in the order they came. */
+  private remoteQueue: Promise<void> = Promise.resolve();
+  private remoteModels: Array<ModelRef | undefined> = [];
 
   constructor(private readonly deps: ChatSessionDeps) {}
 
@@ -92,6 +113,153 @@ export class ChatSessionState {
     this.session = loaded.session;
     this.chain = loaded.chain;
     this.error = loaded.isMissing ? 'This chat no longer exists.' : null;
+    this.follow(loaded.session?.id ?? null);
+    if (!this.isRunning && this.remoteRunId === null && hasStreamingAnswer(loaded.chain)) void this.closeAbandoned();
+  }
+
+  /**
+   * An answer stored as streaming that no tab streams any more (its tab closed): the worker
+   * marks it interrupted, unless a tab still holds its chat, whose live answer then replaces it.
+   */
+  private async closeAbandoned(): Promise<void> {
+    try {
+      if ((await this.deps.agent.recoverInterrupted()) > 0 && !this.isRunning && this.remoteRunId === null) await this.reload();
+    } catch (caught) {
+      this.error = caught instanceof Error ? caught.message : String(caught);
+    }
+  }
+
+  /* ---- Other tabs: their live answers, turns, renames and deletions of the open chat. ---- */
+
+  private follow(sessionId: SessionId | null): void {
+    if (sessionId === this.followedId) return;
+    this.unfollow?.();
+    this.unfollow = null;
+    this.followedId = sessionId;
+    if (this.remoteRunId !== null) {
+      this.remoteRunId = null;
+      this.liveAnswers = [];
+    }
+    if (sessionId === null) return;
+    const stops: Array<() => void> = [];
+    if (this.deps.feed) {
+      stops.push(
+        this.deps.feed.follow(sessionId, (event) => {
+          this.remoteQueue = this.remoteQueue
+            .then(() => this.applyRemote(sessionId, event))
+            .catch((caught: unknown) => {
+              this.error = caught instanceof Error ? caught.message : String(caught);
+            });
+        }),
+      );
+    }
+    if (this.deps.watchSession) {
+      stops.push(
+        this.deps.watchSession(
+          sessionId,
+          (session) => void this.onStoredSession(sessionId, session),
+          (caught) => (this.error = caught.message),
+        ),
+      );
+    }
+    this.unfollow = () => {
+      for (const stop of stops) stop();
+    };
+  }
+
+  /** Another tab's run of the open chat: shown live, then replaced by what it stored. */
+  private async applyRemote(sessionId: SessionId, event: FollowEvent): Promise<void> {
+    if (this.ownRunIds.has(event.runId) || this.session?.id !== sessionId || this.isRunning) return;
+    switch (event.kind) {
+      case 'reset': {
+        const start = event.packets.find((packet) => packet.obj.type === 'message_start');
+        if (start?.obj.type !== 'message_start') return;
+        // The chain down to the question; its answers come from the packets, not the checkpoint.
+        const chain = await this.deps.messages.loadChain(start.obj.userMessageId as MessageId);
+        this.remoteModels = [];
+        await this.loadRemoteModels(event.packets);
+        if (this.session?.id !== sessionId || this.isRunning) return;
+        this.remoteRunId = event.runId;
+        this.loadToken++;
+        this.chain = chain;
+        this.pendingUser = null;
+        this.compareGroup = null;
+        this.error = null;
+        this.liveAnswers = [];
+        this.applyPackets(event.packets, (index) => this.remoteModels[index]);
+        return;
+      }
+      case 'packets':
+        if (this.remoteRunId !== event.runId) return;
+        await this.loadRemoteModels(event.packets);
+        if (this.remoteRunId === event.runId) this.applyPackets(event.packets, (index) => this.remoteModels[index]);
+        return;
+      case 'end': {
+        if (this.remoteRunId !== event.runId) return;
+        // Its tab closed mid-stream: the answer is kept as interrupted, with Retry.
+        if (event.isCutOff) await this.deps.agent.recoverInterrupted();
+        const answerIds = this.liveAnswers.map((answer) => answer.messageId);
+        const userMessageId = this.chain.at(-1)?.id;
+        const token = ++this.loadToken;
+        const loaded = await this.load(sessionId);
+        const compareGroup =
+          answerIds.length > 1 && userMessageId ? await this.loadCompareGroup(userMessageId, answerIds) : null;
+        if (token !== this.loadToken || this.remoteRunId !== event.runId) return;
+        this.remoteRunId = null;
+        this.liveAnswers = [];
+        this.compareGroup = compareGroup;
+        this.show(loaded);
+        return;
+      }
+    }
+  }
+
+  /** The model of each answer a run starts, as stored with the answer. */
+  private async loadRemoteModels(packets: Packet[]): Promise<void> {
+    for (const packet of packets) {
+      if (packet.obj.type !== 'message_start') continue;
+      const answer = await this.deps.messages.get(packet.obj.assistantMessageId as MessageId);
+      this.remoteModels[packet.placement.modelIndex] = answer?.role === 'assistant' ? answer.model : undefined;
+    }
+  }
+
+  /** The open chat's row changed in storage: renamed, a new turn, a branch, or deleted. */
+  private async onStoredSession(sessionId: SessionId, stored: Session | undefined): Promise<void> {
+    const shown = this.session;
+    if (shown?.id !== sessionId || this.isRunning) return;
+    if (!stored) {
+      this.liveAnswers = [];
+      this.remoteRunId = null;
+      this.compareGroup = null;
+      this.show({ session: null, chain: [], isMissing: true });
+      return;
+    }
+    if (stored.version <= shown.version || shownFields(stored) === shownFields(shown)) return;
+    if (stored.currentLeafId === shown.currentLeafId || this.remoteRunId !== null) {
+      // A rename, another model or agent; during another tab's run its end reloads the chain.
+      this.session = stored;
+      return;
+    }
+    const token = ++this.loadToken;
+    const loaded = (await this.loadTurnEnd(sessionId)) ?? (await this.load(sessionId));
+    if (token !== this.loadToken || this.isRunning || this.remoteRunId !== null) return;
+    this.compareGroup = null;
+    this.show(loaded);
+  }
+
+  /** Feeds a run's packets into the live answers; `modelFor` names each answer's model. */
+  private applyPackets(packets: Packet[], modelFor: (modelIndex: number) => ModelRef | undefined): void {
+    for (const packet of packets) {
+      if (packet.obj.type === 'message_start') {
+        const model = modelFor(packet.placement.modelIndex);
+        this.liveAnswers.push(
+          createLiveAnswer(packet.obj.assistantMessageId, packet.placement.modelIndex, model?.modelId ?? '', model),
+        );
+        continue;
+      }
+      const answer = this.liveAnswers.find((a) => a.modelIndex === packet.placement.modelIndex);
+      if (answer) applyPacket(answer, packet);
+    }
   }
 
   /** The person's answer to the pending confirmation. */
@@ -128,13 +296,22 @@ export class ChatSessionState {
     await this.run({ text: question.text, models: model, retryOf: question.id }, null);
   }
 
-  /** `extras`: attached files (kept on the user message) and, for a new chat, its project. */
-  async send(text: string, models: ModelRef[], extras: { attachments?: Attachment[]; projectId?: string } = {}): Promise<void> {
+  /**
+   * `extras`: attached files (kept on the user message) and, for a new chat, its project.
+   * `onStored` runs once the question is stored: only then may the composer let go of the text
+   * and files, since a refused send (another tab answering, the chat deleted) stores nothing.
+   */
+  async send(
+    text: string,
+    models: ModelRef[],
+    extras: { attachments?: Attachment[]; projectId?: string; onStored?: () => void } = {},
+  ): Promise<void> {
     const trimmed = text.trim();
     if (trimmed.length === 0) return;
+    const { onStored, ...request } = extras;
     const pending = optimisticUserMessage(trimmed, this.session?.id ?? null, this.chain.at(-1)?.id ?? null);
-    if (pending.role === 'user' && extras.attachments) pending.attachments = extras.attachments;
-    await this.run({ text: trimmed, models, ...extras }, pending);
+    if (pending.role === 'user' && request.attachments) pending.attachments = request.attachments;
+    await this.run({ text: trimmed, models, ...request }, pending, onStored);
   }
 
   private async run(
@@ -147,36 +324,40 @@ export class ChatSessionState {
       projectId?: string;
     },
     pendingUser: ChatMessageSimple | null,
+    onStored?: () => void,
   ): Promise<void> {
     if (this.isRunning) return;
     const { models } = request;
     const runId = this.deps.newRunId();
     this.runId = runId;
+    this.ownRunIds.add(runId);
     this.isRunning = true;
     this.error = null;
     this.pendingUser = pendingUser;
     this.liveAnswers = [];
+    this.remoteRunId = null;
     this.compareGroup = null;
     let createdSessionId: SessionId | null = null;
+    let isStored = false;
+    const markStored = (): void => {
+      if (isStored) return;
+      isStored = true;
+      onStored?.();
+    };
 
     const onPackets = (packets: Packet[]): void => {
       for (const packet of packets) {
-        if (packet.obj.type === 'message_start') {
-          if (createdSessionId === null && this.session === null) {
-            // A new chat exists from its first packet on: its address can be bookmarked or reopened.
-            createdSessionId = packet.obj.sessionId as SessionId;
-            this.deps.onSessionCreated(createdSessionId);
-          }
-          createdSessionId ??= packet.obj.sessionId as SessionId;
-          const model = models[packet.placement.modelIndex];
-          this.liveAnswers.push(
-            createLiveAnswer(packet.obj.assistantMessageId, packet.placement.modelIndex, model?.modelId ?? '', model),
-          );
-          continue;
+        if (packet.obj.type !== 'message_start') continue;
+        // The worker starts an answer only after the question is stored.
+        markStored();
+        if (createdSessionId === null && this.session === null) {
+          // A new chat exists from its first packet on: its address can be bookmarked or reopened.
+          createdSessionId = packet.obj.sessionId as SessionId;
+          this.deps.onSessionCreated(createdSessionId);
         }
-        const answer = this.liveAnswers.find((a) => a.modelIndex === packet.placement.modelIndex);
-        if (answer) applyPacket(answer, packet);
+        createdSessionId ??= packet.obj.sessionId as SessionId;
       }
+      this.applyPackets(packets, (index) => models[index]);
     };
 
     let error: string | null = null;
@@ -191,7 +372,8 @@ export class ChatSessionState {
         onPackets,
         this.confirm,
       );
-      if (!result.ok) error = result.error.message;
+      if (result.ok) markStored();
+      else error = result.error.message;
       const sessionId = result.ok ? (result.value.sessionId as SessionId) : (createdSessionId ?? this.session?.id ?? null);
       if (sessionId) {
         isNew = this.session?.id !== sessionId;
@@ -322,7 +504,12 @@ export class ChatSessionState {
     if (this.runId) await this.deps.agent.stopModel(this.runId, modelIndex);
   }
 
+  dispose(): void {
+    this.follow(null);
+  }
+
   reset(): void {
+    this.follow(null);
     this.session = null;
     this.chain = [];
     this.pendingUser = null;
@@ -330,6 +517,10 @@ export class ChatSessionState {
     this.compareGroup = null;
     this.error = null;
   }
+}
+
+function hasStreamingAnswer(chain: readonly ChatMessageSimple[]): boolean {
+  return chain.some((message) => message.role === 'assistant' && message.status === 'streaming');
 }
 
 function optimisticUserMessage(text: string, sessionId: SessionId | null, parentId: MessageId | null): ChatMessageSimple {

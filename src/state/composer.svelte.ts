@@ -116,8 +116,12 @@ export class ComposerState {
     }
   }
 
-  /** The draft was sent: clear it and look at the context again once the turn is saved. */
-  clearDraft(): void {
+  /**
+   * `sent` is stored as a message: clear the draft (the context is looked at again once the turn
+   * is saved), unless the person already typed something else meanwhile.
+   */
+  clearSent(sent: string): void {
+    if (this.draft !== sent) return;
     this.draft = '';
     this.countDraft();
   }

@@ -16,6 +16,8 @@ export interface SessionsDeps {
   watchProjects?: WatchList<Project>;
   store: SessionStore;
   notices: NoticesState;
+  /** Stops the chat's answer, in whichever tab it runs (a deleted chat stops answering). */
+  stopAnswering?: (sessionId: SessionId) => void;
   /**
    * A full-text index over every stored chat. Built on demand in this tab: the agent worker
    * writes messages through its own connection, so this tab's index is rebuilt after changes.
@@ -108,6 +110,8 @@ export class SessionsState {
   remove(session: Session): void {
     if (this.pendingDeleteIds.includes(session.id)) return;
     this.pendingDeleteIds = [...this.pendingDeleteIds, session.id];
+    // Gone from sight, so no longer answering: the answer so far is kept, stopped, for Undo.
+    this.deps.stopAnswering?.(session.id);
     const forget = () => {
       this.pendingDeleteIds = this.pendingDeleteIds.filter((id) => id !== session.id);
     };

@@ -73,6 +73,8 @@ export class TestAgent {
       loadTurnTools?: AgentHostDeps['loadTurnTools'];
       /** The project search's query embedder (keyword search only without one). */
       loadQueryEmbedder?: AgentHostDeps['loadQueryEmbedder'];
+      /** Where runs are relayed to other tabs. */
+      relay?: AgentHostDeps['relay'];
     } = {},
   ): Promise<TestAgent> {
     const db =
@@ -98,6 +100,7 @@ export class TestAgent {
       ...(options.tools ? { tools: options.tools } : {}),
       ...(options.loadTurnTools ? { loadTurnTools: options.loadTurnTools } : {}),
       ...(options.loadQueryEmbedder ? { loadQueryEmbedder: options.loadQueryEmbedder } : {}),
+      ...(options.relay ? { relay: options.relay } : {}),
     });
     const agent = new TestAgent(db, api, tokens, clock, scheduler, llm);
     await agent.addProvider();

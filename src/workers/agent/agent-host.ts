@@ -28,6 +28,7 @@ import { createProjectSearch } from '../embedding/project-search';
 import { loadProjectFiles } from '../ingest/load-project-files';
 import { createProjectFileReader } from '../ingest/project-file-reader';
 import type { SessionLocks } from './session-locks';
+import { createAnswerRelay, type RelayChannel } from './answer-relay';
 import { createPacketBatcher } from './packet-batcher';
 import { testSearchBackend } from '../../core/agent/tools/search-backends';
 import { createHttpFetcher } from './http-fetcher';
@@ -63,6 +64,11 @@ export interface AgentHostDeps {
   loadQueryEmbedder?: () => Promise<Embedder | null>;
   /** One run per session across tabs; Web Locks in the browser. */
   locks: SessionLocks;
+  /**
+   * Where runs are relayed to other tabs showing the same chat, and where a tab deleting a chat
+   * asks its run to stop: a BroadcastChannel in the browser; left out, runs stay private.
+   */
+  relay?: RelayChannel;
   /** Ask the model for a title after the first answer (off in most tests). */
   shouldGenerateTitles: boolean;
   /**
@@ -139,6 +145,19 @@ export function createAgentHost(host: AgentHostDeps): AgentWorkerApi {
   const runs = new Map<string, AbortController>();
   const modelAbortsByRun = new Map<string, ModelAborts>();
   const runBySession = new Map<string, string>();
+  const stopSession = (runIdOrSessionId: string): void => {
+    runs.get(runBySession.get(runIdOrSessionId) ?? runIdOrSessionId)?.abort();
+  };
+  const relay = host.relay ? createAnswerRelay(host.relay, stopSession) : null;
+  // A chat deleted while it answers (from any tab) stops its run, so nothing writes into it.
+  watchTableWrites(host.db, ['sessions'], () => {
+    for (const sessionId of runBySession.keys()) {
+      void sessions.get(sessionId as SessionId).then(
+        (session) => (session ? undefined : stopSession(sessionId)),
+        () => undefined,
+      );
+    }
+  });
 
   const baseDeps = {
     clock: host.clock,
@@ -182,7 +201,10 @@ export function createAgentHost(host: AgentHostDeps): AgentWorkerApi {
     runs.set(runId, controller);
     const modelAborts = new ModelAborts();
     modelAbortsByRun.set(runId, modelAborts);
-    const batcher = createPacketBatcher(onPackets);
+    const batcher = createPacketBatcher((packets) => {
+      onPackets(packets);
+      relay?.publish(runId, packets);
+    });
     let failedSessionId: string | null = null;
     try {
       const systemPromptOverride = (await settings.get<string>(SYSTEM_PROMPT_SETTING)) ?? null;
@@ -240,6 +262,8 @@ export function createAgentHost(host: AgentHostDeps): AgentWorkerApi {
           console.warn('Could not close the interrupted answer:', error),
         );
       }
+      // Before the lock is free: a tab that sees it free without this reads the run as cut off.
+      relay?.end(runId);
       for (const release of releases) release();
     }
   }
@@ -290,8 +314,7 @@ export function createAgentHost(host: AgentHostDeps): AgentWorkerApi {
     recoverInterrupted: () => recoverStreaming(),
     sessionCacheStats: () => Promise.resolve(chainCache.stats()),
     stop(runIdOrSessionId) {
-      const runId = runBySession.get(runIdOrSessionId) ?? runIdOrSessionId;
-      runs.get(runId)?.abort();
+      stopSession(runIdOrSessionId);
       return Promise.resolve();
     },
     stopModel(runId, modelIndex) {

@@ -14,6 +14,7 @@ import { createMcpConnectionPool } from './mcp/mcp-connection-pool';
 import { loadTurnToolKit } from './mcp/turn-tools';
 import { createPageTextExtractor } from './readable-text';
 import { createMemorySessionLocks, createWebSessionLocks } from './session-locks';
+import { openRelayChannel } from './answer-relay';
 
 /**
  * The agent worker: the agent loop runs here, off the UI thread, and reaches the UI only
@@ -38,6 +39,7 @@ function getHost(): Promise<AgentWorkerApi> {
       clock,
       ids: { newId: () => crypto.randomUUID() },
       locks: navigator.locks ? createWebSessionLocks(navigator.locks) : createMemorySessionLocks(),
+      relay: openRelayChannel(),
       shouldGenerateTitles: true,
       loadTurnTools: (deps, signal) => loadTurnToolKit({ ...deps, mcpPool }, signal),
       scheduler: {

@@ -9,7 +9,8 @@ export interface SessionLocks {
   isHeld(sessionId: string): Promise<boolean>;
 }
 
-const lockName = (sessionId: string): string => `carrel:session:${sessionId}`;
+/** The Web Lock a run holds on its session (tabs waiting for a run to end ask for it too). */
+export const sessionLockName = (sessionId: string): string => `carrel:session:${sessionId}`;
 
 /** Web Locks: shared by every tab and worker of the origin, released if a tab dies. */
 export function createWebSessionLocks(locks: LockManager): SessionLocks {
@@ -17,7 +18,7 @@ export function createWebSessionLocks(locks: LockManager): SessionLocks {
     tryAcquire(sessionId) {
       return new Promise((resolve, reject) => {
         locks
-          .request(lockName(sessionId), { ifAvailable: true }, (lock) => {
+          .request(sessionLockName(sessionId), { ifAvailable: true }, (lock) => {
             if (!lock) {
               resolve(null);
               return undefined;
@@ -30,7 +31,7 @@ export function createWebSessionLocks(locks: LockManager): SessionLocks {
     },
     async isHeld(sessionId) {
       const snapshot = await locks.query();
-      return (snapshot.held ?? []).some((lock) => lock.name === lockName(sessionId));
+      return (snapshot.held ?? []).some((lock) => lock.name === sessionLockName(sessionId));
     },
   };
 }

@@ -4,6 +4,7 @@ import { ChatSessionState } from '../../../src/state/chat-session.svelte';
 import { createMessageStore } from '../../../src/storage/message.store';
 import { createSessionStore } from '../../../src/storage/session.store';
 import type { AgentClient } from '../../../src/workers/agent/agent.client';
+import { createMemorySessionLocks, type SessionLocks } from '../../../src/workers/agent/session-locks';
 import { scripts } from '../../fakes/scripted-llm-client';
 import { TEST_MODEL, TestAgent } from '../../fakes/test-agent';
 
@@ -11,8 +12,8 @@ import { TEST_MODEL, TestAgent } from '../../fakes/test-agent';
  * The chat state over the real agent host and real stores (fake-indexeddb): what it shows after
  * a turn must be what storage holds.
  */
-async function createChat(options: { afterTurn?: () => Promise<void> } = {}) {
-  const agent = await TestAgent.create();
+async function createChat(options: { afterTurn?: () => Promise<void>; locks?: SessionLocks } = {}) {
+  const agent = await TestAgent.create(options.locks ? { locks: options.locks } : {});
   const messages = createMessageStore(agent.db, agent.clock);
   const sessions = createSessionStore(agent.db, agent.clock);
   const refuse = (): never => {
@@ -51,7 +52,7 @@ async function createChat(options: { afterTurn?: () => Promise<void> } = {}) {
     const session = await sessions.get(chat.session?.id as SessionId);
     return session?.currentLeafId ? messages.loadChain(session.currentLeafId) : [];
   };
-  return { agent, chat, messages, say, storedChain };
+  return { agent, chat, messages, sessions, say, storedChain };
 }
 
 const texts = (chain: readonly { role: string; text?: string; steps?: Array<{ text: string }> }[]) =>
@@ -117,5 +118,50 @@ describe('the chat after a saved turn', () => {
     await say('dos');
     expect(chat.chain).toEqual(await storedChain());
     expect(texts(chat.chain)).toEqual(['one', 'Answer to one']);
+  });
+});
+
+describe('a send the worker refuses', () => {
+  it('lets go of the composer only once the question is stored', async () => {
+    const { agent, chat } = await createChat();
+    const events: string[] = [];
+    agent.script(scripts.text('Answer to one'));
+    const sent = chat.send('one', [TEST_MODEL], { onStored: () => events.push(`stored while running: ${chat.isRunning}`) });
+    expect(events).toEqual([]);
+    await sent;
+    expect(events).toEqual(['stored while running: true']);
+  });
+
+  it('keeps the composer and says why when another tab is answering this chat', async () => {
+    const locks = createMemorySessionLocks();
+    const { agent, chat, say, storedChain } = await createChat({ locks });
+    await say('one');
+    // Another tab's run holds the chat.
+    const release = await locks.tryAcquire(chat.session?.id as string);
+    let storedCount = 0;
+    agent.script(scripts.text('never asked'));
+    await chat.send('two', [TEST_MODEL], { onStored: () => storedCount++ });
+
+    expect(storedCount).toBe(0);
+    expect(chat.error).toMatch(/answering in another tab/);
+    expect(texts(chat.chain)).toEqual(['one', 'Answer to one']);
+    expect(chat.chain).toEqual(await storedChain());
+    expect(chat.pendingUser).toBeNull();
+    expect(chat.isRunning).toBe(false);
+
+    release?.();
+    await chat.send('two', [TEST_MODEL], { onStored: () => storedCount++ });
+    expect(storedCount).toBe(1);
+    expect(texts(chat.chain)).toEqual(['one', 'Answer to one', 'two', 'never asked']);
+  });
+
+  it('keeps the composer and says why when the chat was deleted meanwhile', async () => {
+    const { chat, sessions, say } = await createChat();
+    await say('one');
+    await sessions.delete(chat.session?.id as SessionId);
+    let storedCount = 0;
+    await chat.send('two', [TEST_MODEL], { onStored: () => storedCount++ });
+    expect(storedCount).toBe(0);
+    expect(chat.error).toBe('This chat no longer exists.');
   });
 });

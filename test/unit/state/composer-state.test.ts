@@ -90,12 +90,20 @@ describe('the draft’s token count', () => {
     const { pending, composer } = createManuallyCountedComposer();
     composer.setDraft('a question');
     await settle();
-    composer.clearDraft();
+    composer.clearSent('a question');
     expect(composer.draftTokens).toBe(0);
     pending[0]?.reply({ ok: true, value: 2 });
     await settle();
     expect(composer.draftTokens).toBe(0);
     expect(pending).toHaveLength(1);
+  });
+
+  it('keeps what the person typed after sending when the sent message is stored', () => {
+    const { composer } = createManuallyCountedComposer();
+    composer.setDraft('a question');
+    composer.setDraft('a question, and another');
+    composer.clearSent('a question');
+    expect(composer.draft).toBe('a question, and another');
   });
 
   it('says once that the draft cannot be counted, and shows the count as unknown', async () => {

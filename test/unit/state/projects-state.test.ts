@@ -170,8 +170,11 @@ describe('AttachmentsState', () => {
     expect(chip?.attachment?.tokenCount).toBe(stores.tokens.count(chip?.attachment?.text ?? ''));
 
     expect(attachments.blockReason(SMALL_MODEL)).toBe('');
-    const sent = attachments.take();
-    expect(sent.map((a) => a.name)).toEqual(['coffee.md']);
+    const sent = attachments.prepareSend();
+    expect(sent.attachments.map((a) => a.name)).toEqual(['coffee.md']);
+    // Until the message is stored the file stays attached (a refused send keeps it).
+    expect(attachments.chips.map((c) => c.name)).toEqual(['coffee.md']);
+    sent.clear();
     expect(attachments.chips).toEqual([]);
   });
 
@@ -196,6 +199,17 @@ describe('AttachmentsState', () => {
     expect(attachments.chips).toMatchObject([
       { status: 'failed', attachment: null, error: '"notes.txt" is an empty file: there is nothing to add.' },
     ]);
+  });
+
+  it('lets go only of the files that went with the stored message', async () => {
+    const stores = await createRagStores();
+    let id = 0;
+    const attachments = new AttachmentsState({ files: stores.files, loadIngest: () => createInlineIngest(stores), newId: () => `a${++id}` });
+    await attachments.add([asFile('corpus/coffee.md', 'text/markdown')]);
+    const sent = attachments.prepareSend();
+    await attachments.add([new File(['Tide tables for the harbour.'], 'tides.txt', { type: 'text/plain' })]);
+    sent.clear();
+    expect(attachments.chips.map((c) => c.name)).toEqual(['tides.txt']);
   });
 
   it('refuses a file larger than the model’s input budget before sending', async () => {

@@ -8,6 +8,7 @@ import { TOKEN_CALIBRATION_SETTING } from '../../../../src/workers/agent/agent-h
 import { createStores } from '../../../../src/storage';
 import { scripts } from '../../../fakes/scripted-llm-client';
 import { TestAgent } from '../../../fakes/test-agent';
+import { createManualRelayChannel } from '../../../fakes/manual-relay-channel';
 
 describe('the agent host', () => {
   it('runs one turn per session: a second tab gets session_busy instead of a second run', async () => {
@@ -155,5 +156,59 @@ describe('cleanTitle', () => {
     ['   ', null],
   ])('cleans %j to %j', (raw, expected) => {
     expect(cleanTitle(raw)).toBe(expected);
+  });
+});
+
+describe('the agent host and other tabs', () => {
+  it('relays a run to other tabs in numbered batches, and says it ended once the answer is saved', async () => {
+    const relay = createManualRelayChannel();
+    const agent = await TestAgent.create({ relay: relay.channel });
+    const messages = createMessageStore(agent.db, agent.clock);
+    let statusAtEnd: Promise<string | undefined> | undefined;
+    const post = relay.channel.post.bind(relay.channel);
+    relay.channel.post = (message) => {
+      if (message.kind === 'end') {
+        const [answerId] = relay.posted.flatMap((m) =>
+          m.kind === 'packets' ? m.packets.flatMap((p) => (p.obj.type === 'message_start' ? [p.obj.assistantMessageId] : [])) : [],
+        );
+        statusAtEnd = messages.get(answerId as never).then((m) => (m?.role === 'assistant' ? m.status : undefined));
+      }
+      post(message);
+    };
+    agent.tap((packet, api, runId) => {
+      if (packet.obj.type === 'message_delta') void api.stop(runId);
+    });
+    const turn = await agent.script(scripts.hangAfter('Partial answer')).send('question');
+
+    const batches = relay.posted.filter((m) => m.kind === 'packets');
+    expect(batches.map((m) => m.seq)).toEqual(batches.map((_, index) => index + 1));
+    expect(new Set(relay.posted.map((m) => ('sessionId' in m ? m.sessionId : null)))).toEqual(new Set([agent.currentSessionId]));
+    expect(batches.flatMap((m) => m.packets)).toEqual(turn.packets);
+    expect(relay.posted.at(-1)?.kind).toBe('end');
+    expect(await statusAtEnd).toBe('stopped');
+  });
+
+  it('stops a run when another tab asks to stop its chat, or when its chat is deleted', async () => {
+    const relay = createManualRelayChannel();
+    const agent = await TestAgent.create({ relay: relay.channel });
+    await agent.script(scripts.text('hello')).send('start');
+    const sessionId = agent.currentSessionId as string;
+    agent.tap((packet) => {
+      if (packet.obj.type === 'message_delta') relay.deliverToHost({ kind: 'stop', sessionId });
+    });
+    const stopped = await agent.script(scripts.hangAfter('working')).send('long task');
+    expect(stopped.answers[0]?.status).toBe('stopped');
+
+    const sessions = createSessionStore(agent.db, agent.clock);
+    let deletion: Promise<void> | undefined;
+    agent.tap((packet) => {
+      if (packet.obj.type === 'message_delta') deletion ??= sessions.delete(sessionId as never);
+    });
+    const deleted = await agent.script(scripts.hangAfter('working again')).send('another long task');
+    await deletion;
+    // The hanging request was aborted (else the turn would never end) and nothing was written
+    // into the deleted chat.
+    expect(deleted.result.ok).toBe(false);
+    expect(await agent.db.messages.where('sessionId').equals(sessionId).count()).toBe(0);
   });
 });
