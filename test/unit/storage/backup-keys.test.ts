@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
   asProviderId,
+  asSessionId,
   bindKey,
   readOrigin,
   type ProviderConfig,
@@ -238,7 +239,7 @@ describe('keys in stored text', () => {
       }),
     );
 
-    for (const scope of [{ kind: 'all' }, { kind: 'session', sessionId: 's1' }] as const) {
+    for (const scope of [{ kind: 'all' }, { kind: 'session', sessionId: asSessionId('s1') }] as const) {
       const withoutKeys = serializeBackup(
         await createBackup(db, scope, clock, { includeApiKeys: false }),
       );
