@@ -16,8 +16,8 @@ first, empty cache by giving every named dimension but the batch the size 0.
 
 Two layers, hidden size 64, 4 query heads sharing 2 key/value heads (grouped-query attention, as
 SmolLM2 and Qwen2.5 have), RMSNorm, rotary positions, a SwiGLU feed-forward. The tokenizer is a
-byte-level BPE (every byte is a token, as in GPT-2, SmolLM2 and Qwen2.5) with ChatML's special
-tokens and Qwen2.5-Instruct's chat template, tools included (scripts/qwen2.5-chat-template.jinja).
+byte-level BPE (every byte is a token, as in GPT-2, SmolLM2 and Qwen2.5; merges only for the
+answer's words) with ChatML's special tokens and Qwen2.5-Instruct's chat template, tools included (scripts/qwen2.5-chat-template.jinja).
 
 The weights are chosen, not trained: the output head maps each token of a short English sentence
 to the next one, and the layers' contributions are kept small, so whatever the prompt, the model
@@ -72,10 +72,26 @@ def bytes_to_unicode():
 
 
 def build_vocab():
+    """Bytes, the answer's words and the pieces BPE builds them from, then the special tokens."""
     alphabet = [bytes_to_unicode()[byte] for byte in range(256)]
-    words = [token for token in ANSWER if token not in alphabet]
-    tokens = alphabet + words + SPECIAL_TOKENS
+    pieces = []
+    for word, _ in build_merges():
+        if word not in alphabet and word not in pieces:
+            pieces.append(word)
+    tokens = alphabet + pieces + SPECIAL_TOKENS
     return {token: index for index, token in enumerate(tokens)}
+
+
+def build_merges():
+    """Left-to-right merges that make each answer word one token, so the answer, stored as text and
+    read back in the next turn's prompt, encodes to the very tokens the model produced."""
+    merges = []
+    for word in ANSWER:
+        for end in range(2, len(word) + 1):
+            merge = (word[:end], f'{word[:end - 1]} {word[end - 1]}')
+            if merge not in merges:
+                merges.append(merge)
+    return merges
 
 
 def tokenizer_json(vocab):
@@ -111,7 +127,7 @@ def tokenizer_json(vocab):
             'fuse_unk': False,
             'byte_fallback': False,
             'vocab': vocab,
-            'merges': [],
+            'merges': [merge for _, merge in build_merges()],
         },
     }
 

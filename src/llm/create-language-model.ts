@@ -6,6 +6,9 @@ export const ANTHROPIC_BROWSER_HEADER = 'anthropic-dangerous-direct-browser-acce
 
 export type FetchFunction = typeof globalThis.fetch;
 
+/** The built-in model never reaches the HTTP path: llm-client hands it to the local client. */
+export const LOCAL_IS_NOT_HTTP = 'The built-in model runs in this browser, not behind an HTTP API.';
+
 /** Which wire protocol a config speaks; also picks how fixtures are framed in tests. */
 export type WireApi =
   'openai-chat' | 'openai-responses' | 'anthropic' | 'google' | 'openai-compatible';
@@ -20,6 +23,8 @@ export function selectWireApi(provider: Pick<ProviderConfig, 'kind' | 'api'>): W
       return 'google';
     case 'openai-compatible':
       return 'openai-compatible';
+    case 'local':
+      throw new Error(LOCAL_IS_NOT_HTTP);
   }
 }
 
@@ -69,6 +74,8 @@ export async function createLanguageModel(
         fetch,
       })(modelId);
     }
+    case 'local':
+      throw new Error(LOCAL_IS_NOT_HTTP);
     case 'openai-compatible': {
       const { createOpenAICompatible } = await import('@ai-sdk/openai-compatible');
       return createOpenAICompatible({
