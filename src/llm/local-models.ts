@@ -112,6 +112,7 @@ export function toLocalModelInfo(model: LocalModelInfo): ModelInfo {
     hasTools: model.hasTools,
     hasReasoning: false,
     encoding: 'default',
+    runsInBrowser: true,
     isEstimate: !LOCAL_MODELS.includes(model),
   };
 }

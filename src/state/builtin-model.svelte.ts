@@ -85,4 +85,34 @@ export class BuiltinModelState {
   async refreshStatus(): Promise<void> {
     this.status = await this.loadGeneration().status();
   }
+
+  /** The built-in provider, once the person chose it. */
+  get provider() {
+    return this.providers.providers.find((provider) => provider.kind === 'local') ?? null;
+  }
+
+  /** Frees the model's space (it counts in the storage meter); the next answer downloads it again. */
+  async deleteFiles(): Promise<void> {
+    const provider = this.provider;
+    if (provider === null) return;
+    await Promise.all(
+      provider.models.map((modelId) => this.loadGeneration().deleteModel({ modelId, sourceUrl: provider.baseUrl })),
+    );
+    this.progress = null;
+    this.message = 'The model files were deleted.';
+    await this.refreshStatus();
+  }
+}
+
+/** "WebAssembly, 2 threads · last answer 13.6 tokens/s, first token after 1.2 s" */
+export function describeGenerationStatus(status: GenerationStatus | null): string {
+  if (status === null || status.runtime === null) return 'Not loaded yet: it starts with the first answer.';
+  const parts = [`Runs with ${status.runtime}`];
+  const last = status.last;
+  if (last !== null) {
+    if (last.tokensPerSecond !== null) parts.push(`last answer ${last.tokensPerSecond.toFixed(1)} tokens/s`);
+    parts.push(`first token after ${(last.timeToFirstTokenMs / 1000).toFixed(1)} s`);
+    if (last.reusedPromptTokens > 0) parts.push(`${last.reusedPromptTokens} of ${last.promptTokens} prompt tokens reused`);
+  }
+  return `${parts.join(' · ')}.`;
 }

@@ -12,6 +12,7 @@ import { waitForServiceWorker } from './support/service-worker';
  * answers "Hello from the tiny built-in model. " over and over until stopped.
  */
 const TINY_CHAT = 'carrel/tiny-chat';
+/** Where transformers.js looks for model files, and where the download puts them. */
 const MODEL_CACHE = 'transformers-cache';
 
 async function listModelCache(page: Page): Promise<string[]> {
@@ -58,8 +59,8 @@ test('with no provider, "Use the built-in model" downloads it and answers in the
   expect(llm.models.served().length).toBe(served);
   await context.setOffline(false);
 
-  const cached = await listModelCache(page);
-  expect(cached).toEqual(expect.arrayContaining([`${llm.url}/models/${TINY_CHAT}/onnx/model_quantized.onnx`]));
+  expect(await listModelCache(page)).toEqual(expect.arrayContaining([`${llm.url}/models/${TINY_CHAT}/onnx/model_quantized.onnx`]));
+
   // The suite checks that no other origin's replies are cached: this model's copy goes now.
   await page.evaluate((name) => caches.delete(name), MODEL_CACHE);
 });

@@ -74,6 +74,11 @@ export const modelInfoSchema = z.object({
       cachedInput: z.number().optional(),
     })
     .optional(),
+  /**
+   * The built-in model, computing in this browser: it gets the compact system prompt, whose text
+   * stays the same all day so its key/value cache can be reused from one turn to the next.
+   */
+  runsInBrowser: z.boolean().optional(),
   /** True when the app guessed (unknown model): the UI shows a note. */
   isEstimate: z.boolean(),
   checkedAt: z.string().optional(),
