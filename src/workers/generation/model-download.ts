@@ -99,6 +99,7 @@ export async function downloadModel(
   signal: AbortSignal,
   onProgress: (progress: DownloadProgress) => void,
   now: () => number = () => performance.now(),
+  partBytes: number = PART_BYTES,
 ): Promise<number> {
   const cache = await caches.open(TRANSFORMERS_CACHE_NAME);
   const files = listModelFiles(model.modelId);
@@ -132,7 +133,7 @@ export async function downloadModel(
       await cache.put(url, new Response('{}', { headers: { 'content-type': 'application/json' } }));
       continue;
     }
-    const partCount = Math.max(1, Math.ceil(size / PART_BYTES));
+    const partCount = Math.max(1, Math.ceil(size / partBytes));
     const parts: Blob[] = [];
     for (let index = 0; index < partCount; index += 1) {
       const kept = await cache.match(partKey(url, index));
@@ -143,8 +144,8 @@ export async function downloadModel(
         report(file);
         continue;
       }
-      const start = index * PART_BYTES;
-      const end = Math.min(size, start + PART_BYTES) - 1;
+      const start = index * partBytes;
+      const end = Math.min(size, start + partBytes) - 1;
       const response = await fetch(url, { headers: partCount > 1 ? { Range: `bytes=${start}-${end}` } : {}, signal });
       if (!response.ok || response.body === null) throw new Error(`${url} answered ${response.status}`);
       const chunks: Uint8Array[] = [];
