@@ -22,7 +22,7 @@ async function listModelCache(page: Page): Promise<string[]> {
 test('with no provider, "Use the built-in model" downloads it and answers in the browser, then offline after a reload', async ({ page, context, llm }) => {
   // A model load and ONNX Runtime's WebAssembly compile, twice (before and after the reload), on
   // a busy two-core machine.
-  test.setTimeout(60_000);
+  test.setTimeout(90_000);
   const onboarding = new OnboardingPage(page);
   const builtin = new BuiltinModelPage(page);
   const chat = new ChatPage(page);
