@@ -24,6 +24,8 @@ import { StorageSettingsState } from './state/settings-storage.svelte';
 import { createStores, observe, openCarrelDb } from './storage';
 import { createAgentClient, type AgentClient } from './workers/agent/agent.client';
 import { createAnswerFeed, openRelayChannel } from './workers/agent/answer-relay';
+import { createGenerationClient } from './workers/generation/generation.client';
+import { BuiltinModelState } from './state/builtin-model.svelte';
 import { startPwa } from './pwa/start-pwa';
 import { loadMarkdownRenderer } from './app/lib/markdown-loader.svelte';
 
@@ -45,7 +47,9 @@ async function start(): Promise<void> {
   });
   mount(DatabaseBanner, { target: document.body, props: { status: databaseStatus } });
   const stores = createStores(db, clock, { newId });
-  const workerClient = createAgentClient();
+  // The built-in model runs in its own worker; the agent worker reaches it through a port.
+  const generation = createGenerationClient();
+  const workerClient = createAgentClient({ generationPort: generation.openPort() });
   const router = new RouterState();
   // Answers streaming in other tabs, and stop requests for chats deleted while they answer.
   const answerFeed = createAnswerFeed(openRelayChannel(), 'locks' in navigator ? navigator.locks : null);
@@ -143,6 +147,7 @@ async function start(): Promise<void> {
   });
   const attachments = new AttachmentsState({ files: stores.files, loadIngest, newId });
   const fileViewer = new FileViewerState({ files: stores.files });
+  const builtin = new BuiltinModelState(() => generation, providers);
   const embeddingSettings = new EmbeddingSettingsState({ settings: stores.settings, notices, loadEmbedding });
   void embeddingSettings.load().catch((error: unknown) => notices.report(error, 'Could not load the embedding settings'));
   // Settings first: the theme applies before the app is drawn.
@@ -152,7 +157,7 @@ async function start(): Promise<void> {
     .recoverInterrupted()
     .then((recovered) => (recovered > 0 ? chat.reload() : undefined))
     .catch((error: unknown) => notices.report(error, 'Could not check for interrupted answers'));
-  mount(App, { target, props: { context: { router, chat, providers, sessions, agents, composer, notices, settings, storage, projects, attachments, fileViewer, embedding: embeddingSettings } } });
+  mount(App, { target, props: { context: { router, chat, providers, sessions, agents, composer, notices, settings, storage, projects, attachments, fileViewer, embedding: embeddingSettings, builtin } } });
   afterFirstPaint(() => {
     // Service worker, update prompt, install button and offline indicator (src/pwa, issue 10).
     const pwa = startPwa({ isGenerationRunning: () => chat.isRunning });

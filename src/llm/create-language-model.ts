@@ -9,6 +9,9 @@ export type FetchFunction = typeof globalThis.fetch;
 /** A provider package's model object (which the SDK's middleware can wrap). */
 export type ProviderLanguageModel = Parameters<typeof wrapLanguageModel>[0]['model'];
 
+/** The built-in model never reaches the HTTP path: llm-client hands it to the local client. */
+export const LOCAL_IS_NOT_HTTP = 'The built-in model runs in this browser, not behind an HTTP API.';
+
 /** Which wire protocol a config speaks; also picks how fixtures are framed in tests. */
 export type WireApi =
   'openai-chat' | 'openai-responses' | 'anthropic' | 'google' | 'openai-compatible';
@@ -23,6 +26,8 @@ export function selectWireApi(provider: Pick<ProviderConfig, 'kind' | 'api'>): W
       return 'google';
     case 'openai-compatible':
       return 'openai-compatible';
+    case 'local':
+      throw new Error(LOCAL_IS_NOT_HTTP);
   }
 }
 
@@ -72,6 +77,8 @@ export async function createLanguageModel(
         fetch,
       })(modelId);
     }
+    case 'local':
+      throw new Error(LOCAL_IS_NOT_HTTP);
     case 'openai-compatible': {
       const { createOpenAICompatible } = await import('@ai-sdk/openai-compatible');
       return createOpenAICompatible({

@@ -1,6 +1,6 @@
 import type { ModelInfo, ProviderConfig } from '../core/model';
 import type { ReadableTextExtractor } from '../core/ports';
-import { ANTHROPIC_BROWSER_HEADER } from './create-language-model';
+import { ANTHROPIC_BROWSER_HEADER, LOCAL_IS_NOT_HTTP } from './create-language-model';
 import type { FetchFunction } from './create-language-model';
 import {
   checkKeyUse,
@@ -48,6 +48,8 @@ function joinUrl(baseUrl: string, path: string): string {
 
 function buildRequest(provider: ProviderConfig): { url: string; headers: Record<string, string> } {
   switch (provider.kind) {
+    case 'local':
+      throw new Error(LOCAL_IS_NOT_HTTP);
     case 'anthropic':
       return {
         url: joinUrl(provider.baseUrl, 'models?limit=1000'),
@@ -99,6 +101,8 @@ function mergeListing(
 
 function parseListing(provider: ProviderConfig, body: unknown): ModelInfo[] {
   switch (provider.kind) {
+    case 'local':
+      return [];
     case 'google':
       return readArray(body, 'models')
         .filter((model) => {

@@ -49,6 +49,11 @@ export interface LlmClientDeps {
   stallTimeoutMs?: number;
   /** Reads HTML error pages as text; without it, an HTML body adds nothing to the message. */
   readableText?: ReadableTextExtractor;
+  /**
+   * The built-in model (`kind: 'local'`), which runs in the browser's generation worker; without
+   * it a local provider's request ends with an error the person can read.
+   */
+  local?: LlmClient;
 }
 
 interface ClientEnv {
@@ -363,8 +368,30 @@ export function createLlmClient(deps: LlmClientDeps = {}): LlmClient {
     stallTimeoutMs: deps.stallTimeoutMs ?? STREAM_STALL_TIMEOUT_MS,
     readableText: deps.readableText,
   };
+  const local = deps.local;
   return {
-    stream: (request, signal) => streamWithRetries(request, signal, env),
-    listModels: (provider, signal) => listProviderModels(provider, signal, env),
+    stream: (request, signal) =>
+      request.provider.kind !== 'local'
+        ? streamWithRetries(request, signal, env)
+        : local !== undefined
+          ? local.stream(request, signal)
+          : streamLocalUnavailable(),
+    listModels: (provider, signal) =>
+      provider.kind !== 'local'
+        ? listProviderModels(provider, signal, env)
+        : local !== undefined
+          ? local.listModels(provider, signal)
+          : Promise.reject(new Error(LOCAL_UNAVAILABLE.message)),
   };
+}
+
+const LOCAL_UNAVAILABLE: LlmError = {
+  code: 'unknown',
+  message: 'The built-in model is not available here: this page could not start its worker.',
+};
+
+// eslint-disable-next-line @typescript-eslint/require-await -- an async generator, like the others
+async function* streamLocalUnavailable(): AsyncGenerator<LlmEvent> {
+  yield { type: 'error', error: LOCAL_UNAVAILABLE };
+  yield { type: 'finish', reason: 'error' };
 }

@@ -1,4 +1,5 @@
 import type { ModelInfo, ProviderConfig, Usage } from '../core/model';
+import { describeLocalModel, toLocalModelInfo } from './local-models';
 import { MODEL_CATALOG } from './model-catalog.data';
 
 /** For a model we know nothing about: small enough that the context engine never overflows. */
@@ -72,6 +73,12 @@ export function resolveModelInfo(
   provider: Pick<ProviderConfig, 'preset' | 'contextWindowOverrides'>,
   modelId: string,
 ): ModelInfo {
+  if (provider.preset === 'local') {
+    // The built-in models' facts come from their curated list; the user may widen the window.
+    const local = toLocalModelInfo(describeLocalModel(modelId));
+    const localOverride = provider.contextWindowOverrides[modelId];
+    return localOverride === undefined ? local : applyContextWindow(local, localOverride, false);
+  }
   const entry = findCatalogEntry(modelId);
   let info: ModelInfo =
     entry === undefined ? buildUnknownModel(modelId) : { ...entry, id: modelId, isEstimate: false };

@@ -131,6 +131,16 @@ export const PROVIDER_PRESETS: Readonly<Record<ProviderPreset, ProviderPresetInf
     corsHint:
       'The server must answer CORS preflight requests from this site (Access-Control-Allow-Origin and Access-Control-Allow-Headers for authorization and content-type).',
   },
+  local: {
+    preset: 'local',
+    name: 'Built-in model',
+    kind: 'local',
+    defaultBaseUrl: 'https://huggingface.co',
+    isKeyRequired: false,
+    docsUrl: 'https://huggingface.co/HuggingFaceTB/SmolLM2-360M-Instruct',
+    corsHint:
+      'The model files come from the Hugging Face hub or your own folder, which must allow requests from this site (CORS).',
+  },
 };
 
 export function getProviderPreset(preset: ProviderPreset): ProviderPresetInfo {

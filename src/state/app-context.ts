@@ -1,5 +1,6 @@
 import type { AgentsState } from './agents.svelte';
 import type { AttachmentsState } from './attachments.svelte';
+import type { BuiltinModelState } from './builtin-model.svelte';
 import type { FileViewerState } from './file-viewer.svelte';
 import type { EmbeddingSettingsState, ProjectsState } from './projects.svelte';
 import type { ChatSessionState } from './chat-session.svelte';
@@ -33,4 +34,6 @@ export interface AppContext {
   fileViewer: FileViewerState;
   /** Embedding model, source and downloads (the Settings screen). */
   embedding: EmbeddingSettingsState;
+  /** The built-in model: first-run download, how it runs. */
+  builtin: BuiltinModelState;
 }

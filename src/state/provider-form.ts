@@ -7,7 +7,8 @@ import { formatHeaderLines, parseHeaderLines } from './header-lines';
  * The order of the preset picker: the big clouds, the OpenAI-compatible clouds, local, custom;
  * the schema's own order, so a new preset cannot be forgotten here.
  */
-export const PRESET_ORDER: readonly ProviderPreset[] = providerPresetSchema.options;
+// The built-in model is offered on its own (first run, Settings), not as an endpoint to fill in.
+export const PRESET_ORDER: readonly ProviderPreset[] = providerPresetSchema.options.filter((preset) => preset !== 'local');
 
 /** Characters of a key shown at each end; the middle is never rendered. */
 const KEY_VISIBLE_CHARS = 4;

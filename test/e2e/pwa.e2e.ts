@@ -6,6 +6,7 @@ import { expect, test } from './fixtures';
 import { EmbeddingSettingsPage } from './pages/embedding-settings-page';
 import { ProjectPage } from './pages/project-page';
 import { ShellPage } from './pages/shell-page';
+import { waitForServiceWorker } from './support/service-worker';
 
 /**
  * The installable, offline-capable app on the production build (`vite preview`), under the
@@ -18,25 +19,6 @@ const API_KEY = 'sk-e2e-pwa-key';
 /** The tiny BERT-shaped test model (scripts/make-tiny-model.py), as a folder a person would pick. */
 const TINY_MODEL_FOLDER = path.resolve('test/fixtures/models/carrel/tiny-embedder');
 const DEFAULT_EMBEDDING_MODEL = 'Xenova/all-MiniLM-L6-v2';
-
-/** Resolves once a service worker is activated and controls the page (first install included). */
-async function waitForServiceWorker(page: Page): Promise<string> {
-  return page.evaluate(async () => {
-    const registration = await navigator.serviceWorker.ready;
-    const worker = registration.active;
-    if (worker && worker.state !== 'activated') {
-      await new Promise((resolve) =>
-        worker.addEventListener('statechange', resolve, { once: true }),
-      );
-    }
-    if (!navigator.serviceWorker.controller) {
-      await new Promise((resolve) =>
-        navigator.serviceWorker.addEventListener('controllerchange', resolve, { once: true }),
-      );
-    }
-    return registration.active?.state ?? 'none';
-  });
-}
 
 async function listCachedUrls(page: Page): Promise<string[]> {
   return page.evaluate(async () => {

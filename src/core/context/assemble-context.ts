@@ -155,6 +155,7 @@ export function prepareEnv(input: ContextInput): Result<PartEnv, ContextError> {
     shouldExplainCitations:
       input.hasSearchRunInTurn || hasSessionSearch(conversation) || projectMode === 'inline',
     hasReminder: reminderLines.length > 0,
+    isCompact: input.model.runsInBrowser === true,
   };
   const { removeFromText } = input;
   return ok({

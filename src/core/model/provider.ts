@@ -2,7 +2,14 @@ import { z } from 'zod';
 import { providerIdSchema } from './ids';
 
 /** The wire protocol a provider speaks; presets of `openai-compatible` only differ in defaults. */
-export const providerKindSchema = z.enum(['openai', 'anthropic', 'google', 'openai-compatible']);
+export const providerKindSchema = z.enum([
+  'openai',
+  'anthropic',
+  'google',
+  'openai-compatible',
+  /** The built-in model: runs in this browser, in the generation worker. */
+  'local',
+]);
 export type ProviderKind = z.infer<typeof providerKindSchema>;
 
 export const providerPresetSchema = z.enum([
@@ -18,6 +25,7 @@ export const providerPresetSchema = z.enum([
   'ollama',
   'lmstudio',
   'custom',
+  'local',
 ]);
 export type ProviderPreset = z.infer<typeof providerPresetSchema>;
 
@@ -26,7 +34,10 @@ export const providerConfigSchema = z.object({
   name: z.string().min(1),
   kind: providerKindSchema,
   preset: providerPresetSchema,
-  /** Base URL up to and including the API version segment, e.g. https://api.openai.com/v1. */
+  /**
+   * Base URL up to and including the API version segment, e.g. https://api.openai.com/v1. For the
+   * built-in model: where its files come from (the Hugging Face hub, or a self-hosted folder).
+   */
   baseUrl: z.string().url(),
   /**
    * OpenAI only: which OpenAI API to call. Chat Completions when absent; `responses` is needed
@@ -68,6 +79,11 @@ export const modelInfoSchema = z.object({
       cachedInput: z.number().optional(),
     })
     .optional(),
+  /**
+   * The built-in model, computing in this browser: it gets the compact system prompt, whose text
+   * stays the same all day so its key/value cache can be reused from one turn to the next.
+   */
+  runsInBrowser: z.boolean().optional(),
   /** True when the app guessed (unknown model): the UI shows a note. */
   isEstimate: z.boolean(),
   checkedAt: z.string().optional(),

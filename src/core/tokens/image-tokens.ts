@@ -49,6 +49,9 @@ export function estimateImageTokens(provider: ProviderKind, size: ImageSize): nu
     case 'openai':
     case 'openai-compatible':
       return estimateOpenAiImageTokens(size);
+    // The built-in models read no images; the figure only matters if one is attached anyway.
+    case 'local':
+      return estimateOpenAiImageTokens(size);
     case 'anthropic':
       return estimateAnthropicImageTokens(size);
     case 'google':

@@ -78,3 +78,9 @@ export interface AgentWorkerApi {
   /** Cancels a project search still running; an unknown or finished id is ignored. */
   cancelProjectSearch(searchId: string): Promise<void>;
 }
+
+/** What agent.worker.ts exposes: the API, plus the wiring the composition root does once. */
+export interface AgentWorkerEntry extends AgentWorkerApi {
+  /** A port on the generation worker, where the built-in model runs (see generation.api.ts). */
+  connectGeneration(port: MessagePort): void;
+}

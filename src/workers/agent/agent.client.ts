@@ -1,6 +1,7 @@
-import { proxy, releaseProxy, wrap, type Remote } from 'comlink';
+import { proxy, releaseProxy, transfer, wrap, type Remote } from 'comlink';
 import type {
   AgentWorkerApi,
+  AgentWorkerEntry,
   AssembledContext,
   PreviewContextRequest,
   ConfirmListener,
@@ -35,9 +36,17 @@ export interface AgentClient {
   dispose(): void;
 }
 
-export function createAgentClient(): AgentClient {
+export interface AgentClientOptions {
+  /** A port on the generation worker: the built-in model's answers are computed there. */
+  generationPort?: MessagePort;
+}
+
+export function createAgentClient(options: AgentClientOptions = {}): AgentClient {
   const worker = new Worker(new URL('./agent.worker.ts', import.meta.url), { type: 'module', name: 'agent' });
-  const api: Remote<AgentWorkerApi> = wrap<AgentWorkerApi>(worker);
+  const api: Remote<AgentWorkerEntry> = wrap<AgentWorkerEntry>(worker);
+  if (options.generationPort !== undefined) {
+    void api.connectGeneration(transfer(options.generationPort, [options.generationPort]));
+  }
   return {
     send: (runId, request, onPackets, onConfirm) =>
       api.send(runId, request, proxy(onPackets), onConfirm ? proxy(onConfirm) : undefined),

@@ -1,11 +1,13 @@
 /// <reference lib="webworker" />
 // First: configures zod for the strict CSP and logs violations (src/pwa, issue 10).
 import '../../pwa/strict-csp';
-import { expose } from 'comlink';
+import { expose, wrap, type Remote } from 'comlink';
 import { createTokenCounter } from '../../core/tokens';
 import { createLlmClient } from '../../llm';
 import { openCarrelDb } from '../../storage/db';
-import type { AgentWorkerApi } from './agent.api';
+import type { AgentWorkerApi, AgentWorkerEntry } from './agent.api';
+import type { GenerationWorkerApi } from '../generation/generation.api';
+import { createLocalLlmClient } from '../generation/local-llm-client';
 import { createSettingsStore } from '../../storage/settings.store';
 import { ORT_WASM_PATHS } from '../embedding/ort-wasm-paths';
 import { createQueryEmbedderLoader } from '../embedding/query-embedder';
@@ -25,6 +27,8 @@ let hostPromise: Promise<AgentWorkerApi> | undefined;
 const clock = { now: () => Date.now(), timeZone: () => Intl.DateTimeFormat().resolvedOptions().timeZone };
 /** MCP connections live as long as the worker, renewed when a server's settings change. */
 const mcpPool = createMcpConnectionPool();
+/** The generation worker (the built-in model), once the UI connected it. */
+let generation: Remote<GenerationWorkerApi> | null = null;
 
 function getHost(): Promise<AgentWorkerApi> {
   hostPromise ??= (async () => {
@@ -35,7 +39,10 @@ function getHost(): Promise<AgentWorkerApi> {
       db,
       tokens,
       // HTML error pages (a proxy's 413, a gateway's 502) are shown as their text.
-      llm: createLlmClient({ readableText: createPageTextExtractor() }),
+      llm: createLlmClient({
+        readableText: createPageTextExtractor(),
+        local: createLocalLlmClient(() => generation),
+      }),
       clock,
       ids: { newId: () => crypto.randomUUID() },
       locks: navigator.locks ? createWebSessionLocks(navigator.locks) : createMemorySessionLocks(),
@@ -56,7 +63,10 @@ function getHost(): Promise<AgentWorkerApi> {
   return hostPromise;
 }
 
-const api: AgentWorkerApi = {
+const api: AgentWorkerEntry = {
+  connectGeneration(port) {
+    generation = wrap<GenerationWorkerApi>(port);
+  },
   async send(runId, request, onPackets, onConfirm) {
     try {
       return await (await getHost()).send(runId, request, onPackets, onConfirm);

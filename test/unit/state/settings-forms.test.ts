@@ -53,8 +53,8 @@ describe('header lines', () => {
 });
 
 describe('the provider form', () => {
-  it('offers every preset the providers support, once', () => {
-    expect([...PRESET_ORDER].sort()).toEqual([...providerPresetSchema.options].sort());
+  it('offers every endpoint preset once, and the built-in model not as an endpoint to fill in', () => {
+    expect([...PRESET_ORDER].sort()).toEqual(providerPresetSchema.options.filter((preset) => preset !== 'local').sort());
   });
 
   it('fills the base URL and protocol from the preset', () => {

@@ -3,5 +3,8 @@ import type { SystemPromptSection } from './section';
 export const datetimeSection: SystemPromptSection = {
   id: 'datetime',
   isEditable: true,
-  render: () => "# Current date\nIt is {{CURRENT_DATETIME}} in the user's time zone.",
+  render: (context) =>
+    context.isCompact === true
+      ? 'Today is {{CURRENT_DATE}}.'
+      : "# Current date\nIt is {{CURRENT_DATETIME}} in the user's time zone.",
 };

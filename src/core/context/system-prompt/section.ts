@@ -8,6 +8,11 @@ export interface SectionContext {
   shouldExplainCitations: boolean;
   /** A reminder message ends this request: explain what the tag means. */
   hasReminder: boolean;
+  /**
+   * A model computing on this device's CPU, where every prompt token costs time: short sections,
+   * and the date without the time, so the prompt's start does not change between turns.
+   */
+  isCompact?: boolean;
 }
 
 export interface SystemPromptSection {

@@ -1,0 +1,44 @@
+import { proxy, releaseProxy, transfer, wrap, type Remote } from 'comlink';
+import type { DownloadProgressListener, GenerationWorkerApi, LocalModelRef, WorkerResult } from './generation.api';
+
+export type { DownloadProgress, GenerationStatus, LocalModelRef } from './generation.api';
+
+export interface DownloadJob {
+  result: Promise<WorkerResult<{ bytes: number }>>;
+  cancel(): void;
+}
+
+/** The UI side of the generation worker. */
+export interface GenerationClient {
+  download(model: LocalModelRef, onProgress: DownloadProgressListener): DownloadJob;
+  isDownloaded(model: LocalModelRef): Promise<boolean>;
+  deleteModel(model: LocalModelRef): Promise<void>;
+  status: GenerationWorkerApi['status'];
+  /** A new port on the worker, for the agent worker (transferred there). */
+  openPort(): MessagePort;
+  dispose(): void;
+}
+
+export function createGenerationClient(): GenerationClient {
+  const worker = new Worker(new URL('./generation.worker.ts', import.meta.url), { type: 'module', name: 'generation' });
+  const api: Remote<GenerationWorkerApi> = wrap<GenerationWorkerApi>(worker);
+  let jobCounter = 0;
+  return {
+    download(model, onProgress) {
+      const jobId = `download-${++jobCounter}`;
+      return { result: api.download(jobId, model, proxy(onProgress)), cancel: () => void api.cancel(jobId) };
+    },
+    isDownloaded: (model) => api.isDownloaded(model),
+    deleteModel: (model) => api.deleteModel(model),
+    status: () => api.status(),
+    openPort() {
+      const channel = new MessageChannel();
+      void api.connect(transfer(channel.port1, [channel.port1]));
+      return channel.port2;
+    },
+    dispose() {
+      api[releaseProxy]();
+      worker.terminate();
+    },
+  };
+}

@@ -1,0 +1,108 @@
+import { proxy, type Remote } from 'comlink';
+import type { LlmError, LlmEvent, ModelInfo } from '../../core/model';
+import type { LlmClient, LlmRequest } from '../../core/ports';
+import { toChatTemplateMessages, toChatTemplateTools } from '../../llm/local-chat-messages';
+import { listLocalModels, toLocalModelInfo } from '../../llm/local-models';
+import { createToolCallExtractor } from '../../llm/tool-call-parser';
+import type { GenerationWorkerApi, LocalGenerationResult, WorkerResult } from './generation.api';
+
+/**
+ * The LlmClient port for the built-in model (`kind: 'local'`): the agent loop streams from it
+ * exactly as from a provider. The request goes to the generation worker; its text comes back
+ * piece by piece and is turned into events, tool calls included. Stop sets a flag in shared
+ * memory that the worker reads between two tokens.
+ */
+export function createLocalLlmClient(
+  getGeneration: () => Remote<GenerationWorkerApi> | null,
+  newId: () => string = () => crypto.randomUUID(),
+): LlmClient {
+  return {
+    stream: (request, signal) => streamLocal(getGeneration(), request, signal, newId),
+    // The bundled ONNX Runtime is its WebAssembly build, so the WebGPU-only models are left out.
+    listModels: (): Promise<ModelInfo[]> => Promise.resolve(listLocalModels(false).map(toLocalModelInfo)),
+  };
+}
+
+function toLlmError(error: { code: string; message: string }): LlmError {
+  return { code: error.code === 'out_of_memory' ? 'server_error' : 'unknown', message: error.message };
+}
+
+/** Events as the worker produces them, pulled by the async generator below. */
+function createQueue<T>() {
+  const items: T[] = [];
+  let wake: (() => void) | null = null;
+  return {
+    push(item: T) {
+      items.push(item);
+      wake?.();
+      wake = null;
+    },
+    async *drain(until: Promise<unknown>): AsyncGenerator<T> {
+      let isDone = false;
+      void until.finally(() => {
+        isDone = true;
+        wake?.();
+        wake = null;
+      });
+      for (;;) {
+        while (items.length > 0) yield items.shift() as T;
+        if (isDone) return;
+        await new Promise<void>((resolve) => (wake = resolve));
+      }
+    },
+  };
+}
+
+async function* streamLocal(
+  generation: Remote<GenerationWorkerApi> | null,
+  request: LlmRequest,
+  signal: AbortSignal,
+  newId: () => string,
+): AsyncGenerator<LlmEvent> {
+  if (generation === null) {
+    yield { type: 'error', error: { code: 'unknown', message: 'The built-in model is not available: its worker was not started.' } };
+    yield { type: 'finish', reason: 'error' };
+    return;
+  }
+  const stopFlag = new Int32Array(new SharedArrayBuffer(4));
+  const onAbort = () => Atomics.store(stopFlag, 0, 1);
+  if (signal.aborted) onAbort();
+  signal.addEventListener('abort', onAbort, { once: true });
+  const extractor = createToolCallExtractor(newId);
+  const queue = createQueue<string>();
+  const running: Promise<WorkerResult<LocalGenerationResult>> = generation.generate(
+    {
+      model: { modelId: request.modelId, sourceUrl: request.provider.baseUrl },
+      messages: toChatTemplateMessages(request.messages),
+      tools: toChatTemplateTools(request.tools),
+      maxNewTokens: request.maxOutputTokens ?? 256,
+    },
+    stopFlag,
+    proxy((text: string) => queue.push(text)),
+  );
+  try {
+    for await (const text of queue.drain(running.catch(() => undefined))) yield* extractor.accept(text);
+    yield* extractor.finish();
+    const result = await running;
+    if (!result.ok) {
+      yield { type: 'error', error: toLlmError(result.error) };
+      yield { type: 'finish', reason: 'error' };
+      return;
+    }
+    const value = result.value;
+    yield {
+      type: 'usage',
+      usage: { inputTokens: value.promptTokens, outputTokens: value.outputTokens, cachedInputTokens: value.reusedPromptTokens },
+    };
+    if (signal.aborted || value.finishReason === 'stopped') yield { type: 'finish', reason: 'interrupted' };
+    else if (extractor.toolCallCount > 0) yield { type: 'finish', reason: 'tool-calls' };
+    else yield { type: 'finish', reason: value.finishReason };
+  } catch (error) {
+    yield { type: 'error', error: { code: 'unknown', message: error instanceof Error ? error.message : String(error) } };
+    yield { type: 'finish', reason: 'error' };
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+    // The consumer stopped reading early: the worker stops too.
+    Atomics.store(stopFlag, 0, 1);
+  }
+}

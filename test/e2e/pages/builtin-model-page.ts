@@ -1,0 +1,31 @@
+import { expect, type Locator, type Page } from '@playwright/test';
+
+/** The first screen's "Chat now, with no key" panel: the built-in model's download. */
+export class BuiltinModelPage {
+  constructor(readonly page: Page) {}
+
+  section(): Locator {
+    return this.page.getByRole('region', { name: 'Chat now, with no key' });
+  }
+
+  /** Points the download at a self-hosted folder and names the model in it. */
+  async useFolder(folderUrl: string, modelId: string): Promise<void> {
+    const section = this.section();
+    await section.getByText('Model source').click();
+    await section.getByLabel('A self-hosted folder').check();
+    await section.getByLabel('Folder URL').fill(folderUrl);
+    await section.getByLabel('Model id').fill(modelId);
+  }
+
+  async use(): Promise<void> {
+    await this.section().getByRole('button', { name: /Use the built-in model|Resume download/ }).click();
+  }
+
+  progress(): Locator {
+    return this.section().getByRole('progressbar', { name: 'Model download' });
+  }
+
+  async expectChatReady(): Promise<void> {
+    await expect(this.page.getByLabel('Message', { exact: true })).toBeVisible({ timeout: 15_000 });
+  }
+}

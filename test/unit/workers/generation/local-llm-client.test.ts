@@ -1,0 +1,75 @@
+import { join } from 'node:path';
+import type { Remote } from 'comlink';
+import { describe, expect, it } from 'vitest';
+import { asProviderId, type LlmEvent, type ProviderConfig } from '../../../../src/core/model';
+import type { LlmRequest } from '../../../../src/core/ports';
+import { createLlmClient } from '../../../../src/llm';
+import type { GenerationWorkerApi } from '../../../../src/workers/generation/generation.api';
+import { createGenerationHost } from '../../../../src/workers/generation/generation-host';
+import { createLocalLlmClient } from '../../../../src/workers/generation/local-llm-client';
+
+const MODELS = `${join(import.meta.dirname, '../../../fixtures/models')}/`;
+
+const BUILT_IN: ProviderConfig = {
+  id: asProviderId('built-in'),
+  name: 'Built-in model',
+  kind: 'local',
+  preset: 'local',
+  baseUrl: 'http://127.0.0.1:1/models',
+  apiKey: '',
+  headers: {},
+  models: ['carrel/tiny-chat'],
+  contextWindowOverrides: {},
+  createdAt: 0,
+  updatedAt: 0,
+};
+
+function request(maxOutputTokens: number): LlmRequest {
+  return {
+    provider: BUILT_IN,
+    modelId: 'carrel/tiny-chat',
+    messages: [
+      { role: 'system', content: 'Be brief.' },
+      { role: 'user', content: 'Hi' },
+    ],
+    tools: [],
+    maxOutputTokens,
+  };
+}
+
+/** The LlmClient the agent worker builds, over the real generation host (no worker in Node). */
+function createClient() {
+  const host = createGenerationHost({ localModelPath: MODELS });
+  const generation = { ...host, connect: () => undefined } as unknown as Remote<GenerationWorkerApi>;
+  return createLlmClient({ local: createLocalLlmClient(() => generation) });
+}
+
+describe('the built-in model behind the LlmClient port', () => {
+  it('streams text, reports usage and ends with one finish', async () => {
+    const events: LlmEvent[] = [];
+    for await (const event of createClient().stream(request(12), new AbortController().signal)) events.push(event);
+    const text = events.flatMap((event) => (event.type === 'text-delta' ? [event.text] : [])).join('');
+    expect(text).toMatch(/^Hello from the tiny built-in model\./);
+    expect(events.find((event) => event.type === 'usage')).toMatchObject({ usage: { outputTokens: 12 } });
+    expect(events.filter((event) => event.type === 'finish')).toEqual([{ type: 'finish', reason: 'length' }]);
+    expect(events.at(-1)?.type).toBe('finish');
+  });
+
+  it('ends as interrupted, with no error, soon after the signal aborts, keeping the streamed text', async () => {
+    const controller = new AbortController();
+    const events: LlmEvent[] = [];
+    let text = '';
+    for await (const event of createClient().stream(request(500), controller.signal)) {
+      events.push(event);
+      if (event.type === 'text-delta') {
+        text += event.text;
+        if (text.length > 20) controller.abort();
+      }
+    }
+    expect(events.some((event) => event.type === 'error')).toBe(false);
+    expect(events.at(-1)).toEqual({ type: 'finish', reason: 'interrupted' });
+    const usage = events.find((event) => event.type === 'usage');
+    expect(usage?.type === 'usage' && usage.usage.outputTokens).toBeLessThan(20);
+    expect(text).toMatch(/^Hello from/);
+  });
+});
