@@ -1,5 +1,45 @@
 import { expect, test } from './fixtures';
+import type { Locator, Page } from '@playwright/test';
 import { OnboardingPage } from './pages/onboarding-page';
+
+/** What a first-time user meets, at a phone's width and at a desktop's. */
+const WIDTHS = [
+  { name: 'phone', width: 390, height: 844 },
+  { name: 'desktop', width: 1280, height: 800 },
+] as const;
+
+async function overlaps(a: Locator, b: Locator): Promise<boolean> {
+  const [boxA, boxB] = await Promise.all([a.boundingBox(), b.boundingBox()]);
+  if (!boxA || !boxB) throw new Error('both elements must be shown');
+  return boxA.x < boxB.x + boxB.width && boxB.x < boxA.x + boxA.width && boxA.y < boxB.y + boxB.height && boxB.y < boxA.y + boxA.height;
+}
+
+/** Nothing covers the middle of the element: a click there reaches it. */
+async function isOnTop(element: Locator): Promise<boolean> {
+  return element.evaluate((target) => {
+    const box = target.getBoundingClientRect();
+    const hit = document.elementFromPoint(box.x + box.width / 2, box.y + box.height / 2);
+    return hit !== null && target.contains(hit);
+  });
+}
+
+/** Chromium's "this app can be installed" event, as the browser fires it once Carrel qualifies. */
+async function offerInstall(page: Page): Promise<void> {
+  const install = page.getByRole('button', { name: 'Install Carrel' });
+  // The install listener starts after the first paint: offer until the button shows.
+  await expect
+    .poll(async () => {
+      await page.evaluate(() => {
+        const event = Object.assign(new Event('beforeinstallprompt', { cancelable: true }), {
+          prompt: () => Promise.resolve(),
+          userChoice: Promise.resolve({ outcome: 'dismissed' as const }),
+        });
+        window.dispatchEvent(event);
+      });
+      return install.isVisible();
+    })
+    .toBe(true);
+}
 
 test.describe('a first chat', () => {
   test.beforeEach(async ({ page, llm }) => {
@@ -15,3 +55,24 @@ test.describe('a first chat', () => {
     await expect(page.getByTestId('screen-title')).toHaveText(title);
   });
 });
+
+for (const size of WIDTHS) {
+  test(`the Offline and Install notices cover none of the top bar's buttons (${size.name})`, async ({ page, context, llm }) => {
+    await page.setViewportSize({ width: size.width, height: size.height });
+    await new OnboardingPage(page).connectCustom({ baseUrl: `${llm.url}/v1`, model: 'gpt-4o-mini' });
+    await offerInstall(page);
+    await context.setOffline(true);
+    const offline = page.getByTestId('connectivity');
+    await expect(offline).toContainText('Offline');
+    const install = page.getByRole('button', { name: 'Install Carrel' });
+    for (const name of ['Context', 'Keyboard shortcuts']) {
+      const button = page.getByRole('button', { name, exact: true });
+      await expect(button).toBeVisible();
+      expect(await overlaps(offline, button), `Offline over ${name}`).toBe(false);
+      expect(await overlaps(install, button), `Install over ${name}`).toBe(false);
+      expect(await isOnTop(button), `${name} can be clicked`).toBe(true);
+    }
+    await page.screenshot({ path: `test-results/screenshots/first-use-status-${size.name}.png` });
+    await context.setOffline(false);
+  });
+}
