@@ -33,7 +33,8 @@ export class ComposerState {
   models = $state<ModelRef[]>([]);
   /** The agent of the open chat, or the one a new chat will take. */
   agentId = $state<AgentId | null>(null);
-  draftTokens = $state<number | null>(null);
+  /** An empty draft costs nothing: the meter shows 0 from the start, not a dash. */
+  draftTokens = $state<number | null>(0);
   /** What would be sent now; null until computed or when no model is chosen. */
   preview = $state<AssembledContext | null>(null);
   previewError = $state<WorkerError | null>(null);

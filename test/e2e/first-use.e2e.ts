@@ -76,3 +76,13 @@ for (const size of WIDTHS) {
     await context.setOffline(false);
   });
 }
+
+for (const size of WIDTHS) {
+  test(`the composer shows the draft and context figures from the start (${size.name})`, async ({ page, llm }) => {
+    await page.setViewportSize({ width: size.width, height: size.height });
+    await new OnboardingPage(page).connectCustom({ baseUrl: `${llm.url}/v1`, model: 'gpt-4o-mini' });
+    const figures = /^\d+(\.\d)?k? \/ 128k$/;
+    await expect(page.getByTestId('draft-tokens')).toHaveText('0');
+    await expect(page.getByTestId('context-tokens')).toHaveText(figures);
+  });
+}
