@@ -86,3 +86,66 @@ for (const size of WIDTHS) {
     await expect(page.getByTestId('context-tokens')).toHaveText(figures);
   });
 }
+
+for (const size of WIDTHS) {
+  test(`message actions are icon buttons named by label and tooltip, shown on hover and focus (${size.name})`, async ({ page, chat, llm }) => {
+    await page.setViewportSize({ width: size.width, height: size.height });
+    await new OnboardingPage(page).connectCustom({ baseUrl: `${llm.url}/v1`, model: 'gpt-4o-mini' });
+    llm.setScenario({ kind: 'text', text: 'Paris.' });
+    await chat.send('What is the capital of France?');
+    await expect(chat.lastAnswer()).toHaveAttribute('data-status', 'complete');
+
+    const question = chat.userRows().first();
+    const answer = chat.lastAnswer();
+    const userActions = question.getByRole('group', { name: 'Message actions' });
+    const answerActions = answer.getByRole('group', { name: 'Answer actions' });
+    for (const [group, names] of [
+      [userActions, ['Copy', 'Edit', 'Pin', 'Exclude', 'Delete']],
+      [answerActions, ['Copy', 'Regenerate', 'Pin', 'Exclude', 'Delete']],
+    ] as const) {
+      for (const name of names) {
+        const action = group.getByLabel(name, { exact: true });
+        await expect(action).toHaveAttribute('title', new RegExp(`^${name}`));
+        await expect(action).toHaveText('');
+        const box = await action.boundingBox();
+        expect(box?.width ?? 0, `${name} is a compact icon`).toBeLessThan(40);
+      }
+    }
+    await expect(answerActions.getByTestId('answer-usage')).toHaveAccessibleName(/^Usage: /);
+
+    // Out of the way until the pointer is on the message or the focus in its actions.
+    await page.mouse.move(0, size.height - 1);
+    await expect(userActions).toHaveCSS('opacity', '0');
+    await expect(answerActions).toHaveCSS('opacity', '0');
+    await question.getByTestId('user-message').hover();
+    await expect(userActions).toHaveCSS('opacity', '1');
+    await page.mouse.move(0, size.height - 1);
+    await answerActions.getByRole('button', { name: 'Copy' }).focus();
+    await expect(answerActions).toHaveCSS('opacity', '1');
+    await page.screenshot({ path: `test-results/screenshots/first-use-actions-${size.name}.png` });
+
+    // A touch screen has no hover: there the actions always show.
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send('Emulation.setTouchEmulationEnabled', { enabled: true, maxTouchPoints: 1 });
+    expect(await page.evaluate(() => matchMedia('(hover: none)').matches)).toBe(true);
+    await page.locator('body').focus();
+    await expect(userActions).toHaveCSS('opacity', '1');
+    await expect(answerActions).toHaveCSS('opacity', '1');
+
+    // The model picker shows the whole model name.
+    const picker = page.getByRole('combobox', { name: 'Model', exact: true });
+    await expect(picker).toContainText('gpt-4o-mini · Custom endpoint');
+    const fits = await picker.evaluate((select: HTMLSelectElement) => {
+      const probe = document.createElement('span');
+      probe.style.font = getComputedStyle(select).font;
+      probe.style.whiteSpace = 'pre';
+      probe.textContent = select.selectedOptions[0]?.textContent ?? '';
+      document.body.append(probe);
+      const textWidth = probe.getBoundingClientRect().width;
+      probe.remove();
+      // Padding and the drop-down arrow take about two dozen pixels.
+      return textWidth + 24 <= select.clientWidth;
+    });
+    expect(fits, 'the whole model name fits the picker').toBe(true);
+  });
+}
