@@ -1,5 +1,6 @@
 import { expect, test } from './fixtures';
 import type { Locator, Page } from '@playwright/test';
+import { AgentsPage } from './pages/agents-page';
 import { OnboardingPage } from './pages/onboarding-page';
 
 /** What a first-time user meets, at a phone's width and at a desktop's. */
@@ -53,6 +54,24 @@ test.describe('a first chat', () => {
     const title = /^(What is the capital of France\?|Paris is the capital)$/;
     await expect(chat.sessionLinks()).toHaveText([title]);
     await expect(page.getByTestId('screen-title')).toHaveText(title);
+  });
+
+  test('a new agent names the tools it offers, and its requests carry them', async ({ page, chat, llm }) => {
+    const agents = new AgentsPage(page);
+    await agents.open();
+    await expect(agents.item('Default')).toContainText('open_url');
+    await agents.create({ name: 'Helper' });
+    await expect(agents.item('Helper')).toContainText('web_search, open_url, search_project, read_file');
+    await expect(agents.item('Helper')).not.toContainText('default tools');
+
+    await chat.newChat();
+    await page.getByRole('combobox', { name: 'Agent' }).selectOption({ label: 'Helper' });
+    llm.setScenario({ kind: 'text', text: 'Hello.' });
+    await chat.send('Hi');
+    await expect(chat.lastAnswer()).toHaveAttribute('data-status', 'complete');
+    const sent = llm.requests().find((request) => (JSON.stringify(request.body) ?? '').includes('"Hi"'));
+    const tools = (sent?.body as { tools?: Array<{ function?: { name?: string } }> } | undefined)?.tools ?? [];
+    expect(tools.map((tool) => tool.function?.name)).toContain('open_url');
   });
 });
 
@@ -149,3 +168,33 @@ for (const size of WIDTHS) {
     expect(fits, 'the whole model name fits the picker').toBe(true);
   });
 }
+
+test.describe('wording a newcomer reads', () => {
+  test.beforeEach(async ({ page, llm }) => {
+    await new OnboardingPage(page).connectCustom({ baseUrl: `${llm.url}/v1`, model: 'gpt-4o-mini', apiKey: '' });
+  });
+
+  test('provider settings speak plainly: no "key no key", counted models, each kind its own example', async ({ page, settings, llm }) => {
+    await settings.open();
+    const card = settings.providerCard('Custom endpoint');
+    await expect(card).toContainText('no key');
+    await expect(card).not.toContainText('key no key');
+
+    const listed = card.getByTestId('listed-models');
+    const models = `${llm.url}/v1/models`;
+    await page.context().route(models, (route) => route.fulfill({ json: { object: 'list', data: [{ id: 'only-model', object: 'model' }] } }));
+    await settings.testConnection('Custom endpoint');
+    await expect(listed).toContainText('1 model offered by Custom endpoint');
+    await listed.getByRole('button', { name: 'Close' }).click();
+    await page.context().unroute(models);
+    await page.context().route(models, (route) => route.fulfill({ json: { object: 'list', data: [] } }));
+    await settings.testConnection('Custom endpoint');
+    await expect(listed).toContainText('lists no models. Type the model ids under Edit › Models');
+
+    const form = page.getByRole('form', { name: 'Add a provider' });
+    for (const [preset, example] of [['openai', 'gpt-4o-mini'], ['anthropic', 'claude'], ['google', 'gemini']] as const) {
+      await form.getByLabel('Preset').selectOption(preset);
+      await expect(form.getByLabel('Model')).toHaveAttribute('placeholder', new RegExp(`^${example}`));
+    }
+  });
+});
