@@ -198,3 +198,26 @@ test.describe('wording a newcomer reads', () => {
     }
   });
 });
+
+for (const size of WIDTHS) {
+  test(`a settings section link brings that section to the top, under the top bar (${size.name})`, async ({ page, settings, llm }) => {
+    await page.setViewportSize({ width: size.width, height: size.height });
+    await new OnboardingPage(page).connectCustom({ baseUrl: `${llm.url}/v1`, model: 'gpt-4o-mini' });
+    await settings.open();
+    const topBar = page.getByTestId('screen-title');
+    const topBarBottom = async (): Promise<number> => (await topBar.boundingBox())?.y ?? -1;
+    const startY = await topBarBottom();
+    for (const name of ['Storage', 'Web tools', 'Appearance']) {
+      await page.getByRole('navigation', { name: 'Settings sections' }).getByRole('link', { name }).click();
+      const heading = page.getByRole('heading', { name, exact: true, level: 2 });
+      await expect(heading).toBeInViewport();
+      // The top bar stays where it was, and the heading sits just below it, not above the pane.
+      expect(await topBarBottom()).toBe(startY);
+      const headingY = (await heading.boundingBox())?.y ?? -1;
+      const paneTop = await page.locator('.settings-scroller').evaluate((pane) => pane.getBoundingClientRect().top);
+      expect(headingY, `${name} heading below the pane's top`).toBeGreaterThanOrEqual(paneTop);
+      if (name !== 'Appearance') expect(headingY - paneTop, `${name} heading at the pane's top`).toBeLessThan(40);
+    }
+    await page.screenshot({ path: `test-results/screenshots/first-use-settings-jump-${size.name}.png` });
+  });
+}
