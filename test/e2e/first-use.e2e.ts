@@ -2,6 +2,7 @@ import { expect, test } from './fixtures';
 import type { Locator, Page } from '@playwright/test';
 import { AgentsPage } from './pages/agents-page';
 import { OnboardingPage } from './pages/onboarding-page';
+import { ProjectPage } from './pages/project-page';
 
 /** What a first-time user meets, at a phone's width and at a desktop's. */
 const WIDTHS = [
@@ -54,6 +55,34 @@ test.describe('a first chat', () => {
     const title = /^(What is the capital of France\?|Paris is the capital)$/;
     await expect(chat.sessionLinks()).toHaveText([title]);
     await expect(page.getByTestId('screen-title')).toHaveText(title);
+  });
+
+  test("a project's default agent applies at once, and leaving the project restores the default", async ({ page, chat }) => {
+    const agents = new AgentsPage(page);
+    await agents.open();
+    await agents.create({ name: 'Researcher' });
+    const project = new ProjectPage(page);
+    await project.create('Thesis');
+    await project.settingsForm().getByLabel('Default agent').selectOption({ label: 'Researcher' });
+    await project.startChat();
+    const agentPicker = page.getByRole('combobox', { name: 'Agent' });
+    await expect(agentPicker.locator('option:checked')).toHaveText('Researcher');
+    await chat.newChat();
+    await expect(page.getByTestId('new-chat-project')).toBeHidden();
+    await expect(agentPicker.locator('option:checked')).toHaveText('Default');
+  });
+
+  test("the sidebar's New chat starts outside any project, or in the project being viewed", async ({ page, chat }) => {
+    const project = new ProjectPage(page);
+    await project.create('Thesis');
+    await project.startChat();
+    await expect(page.getByTestId('new-chat-project')).toBeVisible();
+    await chat.newChat();
+    await expect(page.getByTestId('new-chat-project')).toBeHidden();
+    await page.getByRole('navigation', { name: 'Chats' }).getByRole('link', { name: 'Thesis' }).click();
+    await page.getByRole('heading', { name: 'Thesis', level: 1 }).waitFor();
+    await chat.newChat();
+    await expect(page.getByTestId('new-chat-project')).toBeVisible();
   });
 
   test('a new agent names the tools it offers, and its requests carry them', async ({ page, chat, llm }) => {
