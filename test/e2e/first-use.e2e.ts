@@ -1,4 +1,5 @@
 import { expect, test } from './fixtures';
+import AxeBuilder from '@axe-core/playwright';
 import type { Locator, Page } from '@playwright/test';
 import { AgentsPage } from './pages/agents-page';
 import { OnboardingPage } from './pages/onboarding-page';
@@ -171,6 +172,10 @@ for (const size of WIDTHS) {
     await answerActions.getByRole('button', { name: 'Copy' }).focus();
     await expect(answerActions).toHaveCSS('opacity', '1');
     await page.screenshot({ path: `test-results/screenshots/first-use-actions-${size.name}.png` });
+    const serious = (await new AxeBuilder({ page }).analyze()).violations.filter(
+      (violation) => violation.impact === 'serious' || violation.impact === 'critical',
+    );
+    expect(serious.map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`)).toEqual([]);
 
     // A touch screen has no hover: there the actions always show.
     const cdp = await page.context().newCDPSession(page);
