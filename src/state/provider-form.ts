@@ -150,6 +150,7 @@ const EXAMPLE_MODELS: Readonly<Record<ProviderKind, string>> = {
   'openai-compatible': 'llama-3.1-8b-instruct',
   anthropic: 'claude-3-5-haiku-latest',
   google: 'gemini-2.0-flash',
+  local: 'the built-in model',
 };
 
 export function describeModelsField(kind: ProviderKind): string {
