@@ -161,7 +161,7 @@ async function start(): Promise<void> {
   afterFirstPaint(() => {
     // Service worker, update prompt, install button and offline indicator (src/pwa, issue 10).
     const pwa = startPwa({ isGenerationRunning: () => chat.isRunning });
-    mount(PwaControls, { target: document.body, props: { pwa } });
+    mount(PwaControls, { target: document.getElementById('app-status') ?? document.body, props: { pwa } });
     // Nearly every visit shows an answer: fetch the Markdown renderer now, not on the first one.
     void loadMarkdownRenderer();
   });

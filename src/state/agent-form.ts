@@ -109,12 +109,19 @@ export function createBlankAgent(id: AgentId, now: number): Agent {
     shouldReplaceSystemPrompt: false,
     reminders: [],
     defaultModel: null,
-    enabledTools: [],
+    // The tools the built-in agent offers, ticked, so a new agent can do what it can.
+    enabledTools: [...AGENT_TOOL_NAMES],
     historyStrategy: { kind: 'auto' },
     isBuiltIn: false,
     createdAt: now,
     updatedAt: now,
   };
+}
+
+/** Which tools an agent offers, by name, for the agents list. */
+export function describeAgentTools(agent: Pick<Agent, 'isBuiltIn' | 'enabledTools'>): string {
+  if (agent.isBuiltIn) return `${AGENT_TOOL_NAMES.join(', ')} and MCP tools`;
+  return agent.enabledTools.length > 0 ? agent.enabledTools.join(', ') : 'no tools';
 }
 
 /** A copy under a new id, named so the two are told apart. */

@@ -1,4 +1,4 @@
-import type { Agent, AgentId, ModelRef, Session, SessionId } from '../core/model';
+import type { Agent, AgentId, ModelRef, Project, Session, SessionId } from '../core/model';
 import type { SessionStore } from '../core/ports';
 import type { AgentClient } from '../workers/agent/agent.client';
 import type { AssembledContext, WorkerError } from '../workers/agent/agent.api';
@@ -33,12 +33,15 @@ export class ComposerState {
   models = $state<ModelRef[]>([]);
   /** The agent of the open chat, or the one a new chat will take. */
   agentId = $state<AgentId | null>(null);
-  draftTokens = $state<number | null>(null);
+  /** An empty draft costs nothing: the meter shows 0 from the start, not a dash. */
+  draftTokens = $state<number | null>(0);
   /** What would be sent now; null until computed or when no model is chosen. */
   preview = $state<AssembledContext | null>(null);
   previewError = $state<WorkerError | null>(null);
   isOnline = $state(typeof navigator === 'undefined' ? true : navigator.onLine);
   private sessionId: SessionId | null = null;
+  /** The open chat's id, or `new:<project id>` for a new chat (in a project or not). */
+  private target: string | null = null;
   private countTimer: ReturnType<typeof setTimeout> | undefined;
   private countToken = 0;
   private isCountFailing = false;
@@ -59,14 +62,20 @@ export class ComposerState {
     this.previewError?.code === 'context_too_large' || (this.preview !== null && isOverBudget(this.preview)),
   );
 
-  /** Follows the open chat: its models and agent, or the defaults for a new chat. */
+  /**
+   * Follows the open chat: its models and agent, or the defaults for a new chat, which are the
+   * project's (its default agent and model) when the new chat starts in one.
+   */
   follow(
     session: Session | null,
     available: ModelRef[],
     agents: readonly Agent[],
     defaultModel: ModelRef | null = null,
+    newChatProject: Pick<Project, 'id' | 'defaultAgentId' | 'defaultModel'> | null = null,
   ): void {
-    const isNewTarget = (session?.id ?? null) !== this.sessionId;
+    const target = session ? session.id : `new:${newChatProject?.id ?? ''}`;
+    const isNewTarget = target !== this.target;
+    this.target = target;
     this.sessionId = session?.id ?? null;
     const keep = (models: readonly ModelRef[]) => models.filter((m) => available.some((a) => sameModel(a, m)));
     let candidates = this.models;
@@ -74,9 +83,12 @@ export class ComposerState {
       // Another chat: the old preview must not show while the new one is computed.
       this.preview = null;
       this.previewError = null;
-      this.agentId = session ? session.agentId : null;
+      const projectAgentId = newChatProject?.defaultAgentId ?? null;
+      const projectAgent = agents.find((a) => a.id === projectAgentId && !a.isBuiltIn);
+      this.agentId = session ? session.agentId : (projectAgent?.id ?? null);
       const agentModel = agents.find((a) => a.id === this.agentId)?.defaultModel;
-      candidates = session ? session.models : agentModel ? [agentModel] : [];
+      const projectModel = newChatProject?.defaultModel ?? null;
+      candidates = session ? session.models : projectModel ? [projectModel] : agentModel ? [agentModel] : [];
     }
     const kept = keep(candidates);
     const preferred = defaultModel ? keep([defaultModel]) : [];

@@ -144,6 +144,24 @@ export function parseContextWindowOverride(text: string): Result<number | null, 
   return ok(value);
 }
 
+/** A model id of each kind, for the Models field's placeholder. */
+const EXAMPLE_MODELS: Readonly<Record<ProviderKind, string>> = {
+  openai: 'gpt-4o-mini',
+  'openai-compatible': 'llama-3.1-8b-instruct',
+  anthropic: 'claude-3-5-haiku-latest',
+  google: 'gemini-2.0-flash',
+  local: 'the built-in model',
+};
+
+export function describeModelsField(kind: ProviderKind): string {
+  return `${EXAMPLE_MODELS[kind]} (several: separate with commas)`;
+}
+
+/** "1 model", "3 models". */
+export function countModels(count: number): string {
+  return `${count} ${count === 1 ? 'model' : 'models'}`;
+}
+
 /** The preset's name, and what the page says under the picker. */
 export function describePreset(preset: ProviderPreset): { name: string; hint: string } {
   const info = PROVIDER_PRESETS[preset];

@@ -1,4 +1,4 @@
-import { answerText, type ChatMessageSimple, type ProviderConfig } from '../model';
+import { answerText, toPlainTitle, type ChatMessageSimple, type ProviderConfig } from '../model';
 import type { LlmClient } from '../ports';
 
 /** Titles are short; a model that rambles is cut here. */
@@ -48,10 +48,10 @@ export async function generateTitle(
   return hasFailed ? null : cleanTitle(text);
 }
 
-/** First line, no wrapping quotes or "Title:" prefix, no trailing period, bounded length. */
+/** First line, no Markdown, wrapping quotes or "Title:" prefix, no trailing period, bounded length. */
 export function cleanTitle(raw: string): string | null {
   const firstLine = raw.trim().split('\n')[0] ?? '';
-  const cleaned = firstLine
+  const cleaned = toPlainTitle(firstLine)
     .replace(/^title\s*:\s*/i, '')
     .replace(/^["'“”‘’*#\s]+|["'“”‘’*\s]+$/g, '')
     .replace(/[.。!]+$/, '')

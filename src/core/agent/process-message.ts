@@ -3,6 +3,7 @@ import {
   asMessageId,
   asSessionId,
   attachmentSchema,
+  toPlainTitle,
   modelRefSchema,
   type Agent,
   type AssistantMessage,
@@ -435,9 +436,9 @@ async function openSession(
   return session;
 }
 
-/** The first words of the question, until a model-written title replaces it. */
+/** The first words of the question, without Markdown, until a model-written title replaces it. */
 export function fallbackTitle(text: string, maxLength = 48): string {
-  const singleLine = text.replace(/\s+/g, ' ').trim();
+  const singleLine = toPlainTitle(text);
   if (singleLine.length <= maxLength) return singleLine;
   const cut = singleLine.slice(0, maxLength);
   const lastSpace = cut.lastIndexOf(' ');

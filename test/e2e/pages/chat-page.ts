@@ -76,7 +76,7 @@ export class ChatPage {
 
   /** "Regenerate" → the model to answer again with. */
   async regenerateWith(answer: Locator, modelId: string): Promise<void> {
-    await answer.getByText('Regenerate', { exact: true }).click();
+    await answer.getByLabel('Regenerate', { exact: true }).click();
     await answer.getByRole('menuitem', { name: `Regenerate with ${modelId}` }).click();
   }
 
