@@ -7,3 +7,4 @@ export * from './session';
 export * from './agent';
 export * from './project';
 export * from './provider-key';
+export * from './settings';

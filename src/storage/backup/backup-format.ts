@@ -6,6 +6,8 @@ import { z } from 'zod';
 import {
   agentSchema,
   chatMessageSimpleSchema,
+  checkSettingValue,
+  isSettingKey,
   projectIdSchema,
   projectSchema,
   providerConfigSchema,
@@ -42,11 +44,28 @@ export const backupChunkSchema = chunkMetadataSchema.extend({
     .nullable(),
 });
 
-export const backupSettingSchema = z.object({
-  key: z.string().min(1),
-  value: z.unknown(),
-  updatedAt: z.number(),
-});
+/**
+ * A registered setting's value must pass the schema the settings store checks a form's value
+ * with; a key this version does not register is read but not imported.
+ */
+export const backupSettingSchema = z
+  .object({
+    key: z.string().min(1),
+    value: z.unknown(),
+    updatedAt: z.number(),
+  })
+  .superRefine((setting, context) => {
+    if (!isSettingKey(setting.key)) return;
+    const checked = checkSettingValue(setting.key, setting.value);
+    if (checked.success) return;
+    for (const issue of checked.error.issues) {
+      context.addIssue({
+        code: 'custom',
+        path: ['value', ...issue.path],
+        message: `${issue.message} (setting "${setting.key}")`,
+      });
+    }
+  });
 
 export const carrelBackupSchema = z.object({
   format: z.literal(BACKUP_FORMAT),

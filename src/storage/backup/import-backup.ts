@@ -3,14 +3,14 @@
  * transaction. A bad file changes nothing; a good one merges into what is already here, the
  * newer `updatedAt` winning for rows that exist on both sides.
  */
-import { mergeImportedProvider } from '../../core/model';
+import { isSettingKey, mergeImportedProvider } from '../../core/model';
 import type { BackupImportReport } from '../../core/ports';
 import type { ChunkRow, CarrelDb, FileRow } from '../db';
 import { StorageError } from '../errors';
 import { guardStorage } from '../guard';
-import { placeImportedRows } from '../message-lines';
+import { findImportedParentCycle, placeImportedRows } from '../message-lines';
 import { toMessageRow } from '../message-rows';
-import { formatIssuePath } from '../parse-row';
+import { describeIssues } from '../parse-row';
 import { carrelBackupSchema, type CarrelBackup } from './backup-format';
 import { decodeBase64 } from './base64';
 
@@ -78,13 +78,7 @@ export function parseBackup(text: string): CarrelBackup {
       );
   }
   const parsed = carrelBackupSchema.safeParse(json);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const path = issue === undefined ? '' : formatIssuePath(issue.path);
-    throw invalidBackup(
-      `"${path === '' ? '(top level)' : path}" ${issue?.message ?? 'is invalid'}.`,
-    );
-  }
+  if (!parsed.success) throw invalidBackup(describeIssues(parsed.error.issues, json));
   return parsed.data;
 }
 
@@ -104,6 +98,13 @@ function decodeBinaries(backup: CarrelBackup): Decoded {
       embedding: embeddingBase64 === null ? null : decodeBase64(embeddingBase64).buffer,
     })),
   };
+}
+
+/** A message whose parent chain leads back to it would make its chat unreadable. */
+export function describeCycle(cycle: readonly string[]): StorageError {
+  return invalidBackup(
+    `the parent links of messages ${cycle.map((id) => `"${id}"`).join(' → ')} form a cycle.`,
+  );
 }
 
 type Decision = 'insert' | 'replace' | 'keep';
@@ -126,6 +127,9 @@ export async function importBackup(db: CarrelDb, text: string): Promise<BackupIm
 
   await guardStorage(db, () =>
     db.transaction('rw', db.tables, async () => {
+      const cycle = await findImportedParentCycle(db, backup.messages);
+      if (cycle !== undefined) throw describeCycle(cycle);
+
       /** Sessions whose messages changed here must invalidate every cache of their chain. */
       const touchedSessions = new Set<string>();
 
@@ -220,8 +224,10 @@ export async function importBackup(db: CarrelDb, text: string): Promise<BackupIm
       });
       await db.chunks.bulkPut(chunkRows);
 
+      // A setting this version does not know has no schema to pass, so it is left out.
+      const settings = backup.settings.filter((setting) => isSettingKey(setting.key));
       await db.settings.bulkPut(
-        pickNewer(backup.settings, await db.settings.bulkGet(backup.settings.map((s) => s.key))),
+        pickNewer(settings, await db.settings.bulkGet(settings.map((s) => s.key))),
       );
 
       // Usage records never change once written: same id, same record.

@@ -186,6 +186,94 @@ describe('backup import of malformed files', () => {
   });
 });
 
+describe('backup import checks what it would write with the app\'s own schemas', () => {
+  async function exportWith(edit: (backup: Record<string, unknown>) => void): Promise<string> {
+    const source = await openTestDb();
+    await seed(source);
+    const backup = (await exportAll(source)) as unknown as Record<string, unknown>;
+    edit(backup);
+    return JSON.stringify(backup);
+  }
+
+  async function expectRefused(text: string, message: RegExp): Promise<void> {
+    const target = await openTestDb();
+    await seed(target);
+    const before = await dumpDatabase(target);
+    await expect(
+      createBackupService(target, createFrozenClock()).importBackup(text),
+    ).rejects.toMatchObject({
+      code: 'invalid_data',
+      message: expect.stringMatching(message) as unknown,
+    });
+    expect(await dumpDatabase(target)).toEqual(before);
+  }
+
+  it('refuses a setting whose value the settings form could never have saved', async () => {
+    const text = await exportWith((backup) => {
+      backup['settings'] = [{ key: 'systemPrompt', value: 42, updatedAt: 1 }];
+    });
+    await expectRefused(text, /"settings\.0\.value" \(key systemPrompt\) .*setting "systemPrompt"/);
+  });
+
+  it('names the first few problems, each with its record, when several records are wrong', async () => {
+    const text = await exportWith((backup) => {
+      backup['settings'] = [
+        { key: 'theme', value: 'purple', updatedAt: 1 },
+        { key: 'defaultModel', value: { providerId: 'p' }, updatedAt: 1 },
+      ];
+      (backup['sessions'] as Record<string, unknown>[])[0]!['title'] = 7;
+    });
+    await expectRefused(
+      text,
+      /"sessions\.0\.title" \(id s1\).*; "settings\.0\.value" \(key theme\).*; "settings\.1\.value\.modelId" \(key defaultModel\)/,
+    );
+  });
+
+  it('refuses messages whose parent links form a cycle', async () => {
+    const text = await exportWith((backup) => {
+      const messages = backup['messages'] as { id: string; parentId: string | null }[];
+      // u1 → a1 → u1: each is the other's parent.
+      for (const message of messages) message.parentId = message.id === 'u1' ? 'a1' : 'u1';
+    });
+    await expectRefused(text, /messages "(u1|a1)" → "(u1|a1)" form a cycle/);
+  });
+
+  it('refuses a cycle that closes through a message this device already has', async () => {
+    const target = await openTestDb();
+    await seed(target);
+    // The backup makes u1 (already here, the parent of a1) a child of a new message whose
+    // parent is a1: a1 → x → u1 → a1.
+    const text = await exportWith((backup) => {
+      const messages = backup['messages'] as Record<string, unknown>[];
+      const u1 = messages.find((message) => message['id'] === 'u1')!;
+      backup['messages'] = [
+        { ...u1, parentId: 'x', updatedAt: 999 },
+        { ...u1, id: 'x', parentId: 'a1' },
+      ];
+      backup['sessions'] = [];
+    });
+    const before = await dumpDatabase(target);
+    await expect(
+      createBackupService(target, createFrozenClock()).importBackup(text),
+    ).rejects.toMatchObject({ code: 'invalid_data', message: expect.stringMatching(/form a cycle/) as unknown });
+    expect(await dumpDatabase(target)).toEqual(before);
+  });
+
+  it('imports registered settings and leaves out keys this version does not know', async () => {
+    const text = await exportWith((backup) => {
+      backup['settings'] = [
+        { key: 'systemPrompt', value: 'Be brief.', updatedAt: 1 },
+        { key: 'someFutureSetting', value: 42, updatedAt: 1 },
+      ];
+    });
+    const target = await openTestDb();
+    await createBackupService(target, createFrozenClock()).importBackup(text);
+    expect(await target.settings.toArray()).toEqual([
+      { key: 'systemPrompt', value: 'Be brief.', updatedAt: 1 },
+    ]);
+  });
+});
+
 describe('backup import into a database that has data', () => {
   it('merges without duplicating, the newer updatedAt winning, and keeps local API keys', async () => {
     const remote = await openTestDb();

@@ -6,6 +6,7 @@ import {
   asProjectId,
   asProviderId,
   asSessionId,
+  THEMES,
   type ChatMessageSimple,
 } from '../../../src/core/model';
 import { createBackupService } from '../../../src/storage/backup/backup';
@@ -56,10 +57,18 @@ const databaseArbitrary = fc.record({
     { maxLength: 2 },
   ),
   providerKeys: fc.array(anyText, { maxLength: 2 }),
-  settings: fc.dictionary(
-    fc.string({ minLength: 1, maxLength: 6 }),
-    fc.oneof(anyText, fc.integer(), fc.boolean(), fc.array(anyText, { maxLength: 3 })),
-    { maxKeys: 3 },
+  // Values the settings forms can save, plus keys no schema covers (kept as any value).
+  settings: fc.record(
+    {
+      systemPrompt: fc.option(anyText, { nil: null }),
+      theme: fc.constantFrom(...THEMES),
+      defaultModel: fc.option(
+        fc.record({ providerId: fc.constant(asProviderId('prov0')), modelId: fc.string({ minLength: 1 }) }),
+        { nil: null },
+      ),
+      tokenCalibration: fc.dictionary(fc.stringMatching(/^[a-z]{1,4}\/[a-z]{1,4}$/), fc.float({ min: Math.fround(0.1), max: 10, noNaN: true })),
+    },
+    { requiredKeys: [] },
   ),
 });
 
