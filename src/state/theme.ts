@@ -1,4 +1,4 @@
-import { THEMES, type Theme } from '../core/model';
+import { THEMES, type Theme } from '../core/model/settings';
 
 /** The settings key of the chosen theme. */
 export const THEME_SETTING_KEY = 'theme';

@@ -121,7 +121,7 @@ export function placeRows<Row extends TreeLinks>(
  * the transaction that writes the rows, so no other write can take a slot in between.
  */
 export async function placeImportedRows(
-  db: CarrelDb,
+  db: Pick<CarrelDb, 'messages'>,
   rows: readonly UnplacedMessageRow[],
 ): Promise<MessageRow[]> {
   const sessionIds = [...new Set(rows.map((row) => row.sessionId))];
@@ -155,15 +155,18 @@ export async function findParentCycle(
   return undefined;
 }
 
-/** `findParentCycle` over imported messages and the rows this database already has. */
+/** `findParentCycle` over imported messages (id to parent id) and the rows already stored. */
 export function findImportedParentCycle(
-  db: CarrelDb,
-  messages: Iterable<{ id: string; parentId: string | null }>,
+  db: Pick<CarrelDb, 'messages'>,
+  incoming: ReadonlyMap<string, string | null>,
 ): Promise<string[] | undefined> {
-  const incoming = new Map<string, string | null>();
-  for (const message of messages) incoming.set(message.id, message.parentId);
   return findParentCycle(incoming, async (id) => {
     const row = await db.messages.get(id);
     return row === undefined || row.parentId === ROOT_PARENT_ID ? null : row.parentId;
   });
+}
+
+/** A cycle as an import's error names it: a chat whose chain leads back on itself is unreadable. */
+export function describeCycle(cycle: readonly string[]): string {
+  return `the parent links of messages ${cycle.map((id) => `"${id}"`).join(' → ')} form a cycle.`;
 }

@@ -44,7 +44,10 @@ function readRecordId(root: unknown, path: readonly PropertyKey[]): string | und
   const [list, index] = path;
   if (typeof list !== 'string' || typeof index !== 'number') return undefined;
   const records = (root as Record<string, unknown> | null)?.[list];
-  const record: unknown = Array.isArray(records) ? records[index] : undefined;
+  const record: unknown =
+    typeof records === 'object' && records !== null
+      ? (records as Record<number, unknown>)[index]
+      : undefined;
   if (typeof record !== 'object' || record === null) return undefined;
   for (const field of ['id', 'key']) {
     const value = (record as Record<string, unknown>)[field];

@@ -1,4 +1,4 @@
-import { checkSettingValue, isSettingKey } from '../core/model';
+import { checkSettingValue, isSettingKey } from '../core/model/settings';
 import type { Clock, SettingsStore } from '../core/ports';
 import type { CarrelDb } from './db';
 import { StorageError } from './errors';

@@ -7,4 +7,3 @@ export * from './session';
 export * from './agent';
 export * from './project';
 export * from './provider-key';
-export * from './settings';

@@ -3,8 +3,13 @@
  * store checks what it writes and reads against this map, and a backup's settings are checked
  * against it before an import writes anything, so a value no form could have produced (a
  * number where a prompt belongs) never reaches the code that reads it.
+ *
+ * Imported by its own path, not through `core/model`'s index: it depends on the web tools'
+ * schemas, and pulling those into every importer of the model split the app's entry chunk so
+ * that schemas were built before the strict-CSP set-up ran.
  */
 import { z } from 'zod';
+import { DEFAULT_TURN_CHARACTER_BUDGET } from '../agent/tools/open-url.tool';
 import { checkUrl } from '../agent/tools/url-policy';
 import { webToolSettingsSchema } from '../agent/tools/web-tools';
 import { modelRefSchema } from './message';
@@ -66,7 +71,15 @@ export const SETTINGS = {
   /** The edited system prompt; null: the built-in default. */
   systemPrompt: define(z.string().nullable(), null),
   theme: define(z.enum(THEMES), 'system'),
-  webTools: define(webToolSettingsSchema, webToolSettingsSchema.parse({})),
+  // Spelled out rather than parsed: nothing may parse at import time, before the app has set
+  // zod to run without eval under the strict CSP.
+  webTools: define(webToolSettingsSchema, {
+    isEnabled: true,
+    search: null,
+    reader: null,
+    shouldAllowPrivateNetwork: false,
+    turnCharacterBudget: DEFAULT_TURN_CHARACTER_BUDGET,
+  }),
   mcpServers: define(z.array(mcpServerConfigSchema), []),
   /** The model a new chat starts with; null: the first model listed. */
   defaultModel: define(modelRefSchema.nullable(), null),

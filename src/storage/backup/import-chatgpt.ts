@@ -18,7 +18,7 @@ import type { Clock, TokenCounter } from '../../core/ports';
 import type { CarrelDb } from '../db';
 import { StorageError } from '../errors';
 import { guardStorage } from '../guard';
-import { findImportedParentCycle, placeImportedRows } from '../message-lines';
+import { describeCycle, findImportedParentCycle, placeImportedRows } from '../message-lines';
 import { toMessageRow } from '../message-rows';
 import { describeIssues } from '../parse-row';
 
@@ -219,15 +219,11 @@ export async function importChatGptExport(
   checkConverted(converted);
   await guardStorage(db, () =>
     db.transaction('rw', [db.sessions, db.messages], async () => {
-      const cycle = await findImportedParentCycle(
-        db,
-        converted.flatMap((item) => item.messages),
-      );
-      if (cycle !== undefined) {
-        throw invalidExport(
-          `the parent links of messages ${cycle.map((id) => `"${id}"`).join(' → ')} form a cycle.`,
-        );
-      }
+      const links = new Map<string, string | null>();
+      for (const { messages } of converted)
+        for (const message of messages) links.set(message.id, message.parentId);
+      const cycle = await findImportedParentCycle(db, links);
+      if (cycle !== undefined) throw invalidExport(describeCycle(cycle));
       for (const { session, messages } of converted) {
         const existing = await db.sessions.get(session.id);
         await db.sessions.put(

@@ -119,7 +119,9 @@ describe('ChatGPT import', () => {
 
     await expect(importChatGptExport(db, cyclic, deps)).rejects.toMatchObject({
       code: 'invalid_data',
-      message: expect.stringMatching(/"chatgpt-loop-[ab]" → "chatgpt-loop-[ab]" form a cycle/) as unknown,
+      message: expect.stringMatching(
+        /"chatgpt-loop-[ab]" → "chatgpt-loop-[ab]" form a cycle/,
+      ) as unknown,
     });
     expect(await db.sessions.count()).toBe(0);
     expect(await db.messages.count()).toBe(0);
