@@ -63,7 +63,7 @@ test.describe('Settings › Storage', () => {
       const descriptor = Object.getOwnPropertyDescriptor(Blob.prototype, 'arrayBuffer');
       const read = descriptor?.value as (this: Blob) => Promise<ArrayBuffer>;
       Blob.prototype.arrayBuffer = function (this: Blob) {
-        return new Promise<void>((resolve) => setTimeout(resolve, 300)).then(() => read.call(this));
+        return new Promise<void>((resolve) => setTimeout(resolve, 200)).then(() => read.call(this));
       };
     });
     await page.reload();
