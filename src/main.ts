@@ -68,7 +68,7 @@ async function start(): Promise<void> {
     onImported: async () => {
       await Promise.all([providers.load(), settings.load()]);
     },
-    saveFile: downloadTextFile,
+    saveFile: downloadFile,
     // Import and export code is fetched when someone uses it, not at startup.
     async importChatGpt(text) {
       const { importChatGptExport } = await import('./storage/backup/import-chatgpt');
@@ -195,8 +195,8 @@ function withNewChatAgent(client: AgentClient, agentId: () => string | null): Ag
 }
 
 /** Hands a file to the person through a temporary download link. */
-function downloadTextFile(fileName: string, text: string): void {
-  const url = URL.createObjectURL(new Blob([text], { type: 'application/json' }));
+function downloadFile(fileName: string, content: Blob): void {
+  const url = URL.createObjectURL(content);
   const link = document.createElement('a');
   link.href = url;
   link.download = fileName;

@@ -219,11 +219,32 @@ export interface BackupImportReport {
   providersWithoutKey: string[];
 }
 
+/** How far an export (rows) or an import (bytes of the file) has got. */
+export interface BackupProgress {
+  done: number;
+  total: number;
+}
+
+/** Long backup work reports progress and stops when its signal aborts (rejecting with its reason). */
+export interface BackupWorkOptions {
+  signal?: AbortSignal;
+  onProgress?: (progress: BackupProgress) => void;
+}
+
 export interface Backup {
-  /** The backup file's text (JSON). API keys are blanked unless `includeApiKeys` is set. */
-  exportBackup(scope: BackupScope, options?: { includeApiKeys?: boolean }): Promise<string>;
-  /** Validates everything, then writes everything in one transaction, or nothing. */
-  importBackup(text: string): Promise<BackupImportReport>;
+  /**
+   * The backup file, built row by row, so its size is not limited by memory. API keys are
+   * blanked unless `includeApiKeys` is set.
+   */
+  exportBackup(
+    scope: BackupScope,
+    options?: BackupWorkOptions & { includeApiKeys?: boolean },
+  ): Promise<Blob>;
+  /**
+   * Reads the file as a stream, checking every row, and writes everything in one transaction,
+   * or nothing (a bad row, a file cut short, a cancel or a full disk all leave the data as it was).
+   */
+  importBackup(file: Blob, options?: BackupWorkOptions): Promise<BackupImportReport>;
 }
 
 /** Where a message sits among its siblings, for the ‹ n/m › switcher (index is 0-based). */

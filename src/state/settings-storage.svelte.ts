@@ -1,5 +1,5 @@
 import type { SessionId } from '../core/model';
-import type { Backup, BackupImportReport } from '../core/ports';
+import type { Backup, BackupImportReport, BackupProgress } from '../core/ports';
 import {
   estimateStorage,
   requestPersistence,
@@ -18,7 +18,7 @@ export interface StorageSettingsDeps {
   /** Lets the other states re-read what an import changed (providers, settings). */
   onImported: () => Promise<void>;
   /** Saves a file for the person (an anchor download in the app). */
-  saveFile: (fileName: string, text: string) => void;
+  saveFile: (fileName: string, content: Blob) => void;
   now: () => Date;
   /** ChatGPT's data export (`conversations.json`) into sessions with their branches. */
   importChatGpt: (text: string) => Promise<{ sessions: number; messages: number; skippedNodes: number }>;
@@ -34,6 +34,9 @@ export class StorageSettingsState {
   importReport = $state<BackupImportReport | null>(null);
   chatGptReport = $state<{ sessions: number; messages: number; skippedNodes: number } | null>(null);
   isBusy = $state(false);
+  /** The backup export or import under way, with how far it has got; null when none is. */
+  backupJob = $state<{ kind: 'export' | 'import'; progress: BackupProgress } | null>(null);
+  private backupController: AbortController | null = null;
 
   readonly usage: StorageUsageView | null = $derived(this.report ? describeStorageUsage(this.report) : null);
 
@@ -60,22 +63,50 @@ export class StorageSettingsState {
     return isPersisted;
   }
 
-  /** Everything (API keys only when asked) as a JSON file. */
+  /** Everything (API keys only when asked) as a backup file, with progress and a cancel. */
   async exportEverything(options: { includeApiKeys: boolean }): Promise<void> {
-    await this.run(async () => {
-      const text = await this.deps.backup.exportBackup({ kind: 'all' }, { includeApiKeys: options.includeApiKeys });
-      this.deps.saveFile(buildBackupFileName(this.deps.now()), text);
+    await this.runBackupJob('export', async (work) => {
+      const file = await this.deps.backup.exportBackup({ kind: 'all' }, { ...work, includeApiKeys: options.includeApiKeys });
+      this.deps.saveFile(buildBackupFileName(this.deps.now()), file);
     });
   }
 
-  /** All or nothing: a bad file changes nothing and the error names the first invalid path. */
+  /** All or nothing: a bad file or a cancel changes nothing; the error names the first problems. */
   async importFile(file: Blob): Promise<void> {
     this.importReport = null;
-    await this.run(async () => {
-      this.importReport = await this.deps.backup.importBackup(await file.text());
+    await this.runBackupJob('import', async (work) => {
+      this.importReport = await this.deps.backup.importBackup(file, work);
       await this.deps.onImported();
       await this.refresh();
     });
+  }
+
+  /** Stops the export or import under way; an import then leaves the data as it was. */
+  cancelBackupJob(): void {
+    this.backupController?.abort(new DOMException('The person cancelled.', 'AbortError'));
+  }
+
+  /** One backup job at a time, with its progress shown and a cancel that says what it left. */
+  private async runBackupJob(
+    kind: 'export' | 'import',
+    work: (options: { signal: AbortSignal; onProgress: (progress: BackupProgress) => void }) => Promise<void>,
+  ): Promise<void> {
+    const controller = new AbortController();
+    this.backupController = controller;
+    this.backupJob = { kind, progress: { done: 0, total: 0 } };
+    try {
+      await this.run(async () => {
+        try {
+          await work({ signal: controller.signal, onProgress: (progress) => (this.backupJob = { kind, progress }) });
+        } catch (error) {
+          if (!controller.signal.aborted) throw error;
+          this.error = kind === 'import' ? 'Import cancelled: nothing was changed.' : 'Export cancelled: no file was saved.';
+        }
+      });
+    } finally {
+      this.backupJob = null;
+      this.backupController = null;
+    }
   }
 
   /** All or nothing, like a backup; importing the same export twice merges rather than duplicates. */
@@ -91,7 +122,7 @@ export class StorageSettingsState {
   async exportChat(sessionId: SessionId): Promise<void> {
     await this.run(async () => {
       const { fileName, text } = await this.deps.renderChatMarkdown(sessionId);
-      this.deps.saveFile(fileName, text);
+      this.deps.saveFile(fileName, new Blob([text], { type: 'text/markdown' }));
     });
   }
 

@@ -43,5 +43,5 @@ export function describeStorageUsage(report: {
 /** The backup file's name, dated so several exports do not overwrite each other. */
 export function buildBackupFileName(now: Date): string {
   const pad = (n: number): string => String(n).padStart(2, '0');
-  return `carrel-backup-${now.getFullYear()}-${pad(now.getMonth() + 1)}-${pad(now.getDate())}.json`;
+  return `carrel-backup-${now.getFullYear()}-${pad(now.getMonth() + 1)}-${pad(now.getDate())}.jsonl`;
 }

@@ -1,8 +1,9 @@
+import { THEMES, type Theme } from '../core/model/settings';
+
 /** The settings key of the chosen theme. */
 export const THEME_SETTING_KEY = 'theme';
 
-export const THEMES = ['system', 'light', 'dark'] as const;
-export type Theme = (typeof THEMES)[number];
+export { THEMES, type Theme };
 
 /** A stored value from any version (or none) as a theme; unknown values fall back to system. */
 export function parseTheme(value: unknown): Theme {

@@ -12,7 +12,7 @@
  * Lines only speed the walk up: the walk still checks every parent link, so a row whose line is
  * wrong costs a keyed read, never a wrong chain.
  */
-import type { CarrelDb, MessageRow } from './db';
+import { ROOT_PARENT_ID, type CarrelDb, type MessageRow } from './db';
 
 export interface LinePosition {
   lineId: string;
@@ -121,10 +121,52 @@ export function placeRows<Row extends TreeLinks>(
  * the transaction that writes the rows, so no other write can take a slot in between.
  */
 export async function placeImportedRows(
-  db: CarrelDb,
+  db: Pick<CarrelDb, 'messages'>,
   rows: readonly UnplacedMessageRow[],
 ): Promise<MessageRow[]> {
   const sessionIds = [...new Set(rows.map((row) => row.sessionId))];
   const stored = await db.messages.where('sessionId').anyOf(sessionIds).toArray();
   return placeRows(stored, rows);
+}
+
+/**
+ * The first chain of parent links that leads back to where it started, or undefined. Imported
+ * links (`incoming`, message id to parent id, null for a root) are followed first, stored rows
+ * for the rest, so a cycle that closes through a message already here is found too. Each
+ * message is walked once.
+ */
+export async function findParentCycle(
+  incoming: ReadonlyMap<string, string | null>,
+  readStoredParentId: (id: string) => Promise<string | null | undefined>,
+): Promise<string[] | undefined> {
+  const isAcyclic = new Set<string>();
+  for (const start of incoming.keys()) {
+    const path: string[] = [];
+    const onPath = new Set<string>();
+    let current: string | null | undefined = start;
+    while (current !== null && current !== undefined && !isAcyclic.has(current)) {
+      if (onPath.has(current)) return path.slice(path.indexOf(current));
+      path.push(current);
+      onPath.add(current);
+      current = incoming.has(current) ? incoming.get(current) : await readStoredParentId(current);
+    }
+    for (const id of path) isAcyclic.add(id);
+  }
+  return undefined;
+}
+
+/** `findParentCycle` over imported messages (id to parent id) and the rows already stored. */
+export function findImportedParentCycle(
+  db: Pick<CarrelDb, 'messages'>,
+  incoming: ReadonlyMap<string, string | null>,
+): Promise<string[] | undefined> {
+  return findParentCycle(incoming, async (id) => {
+    const row = await db.messages.get(id);
+    return row === undefined || row.parentId === ROOT_PARENT_ID ? null : row.parentId;
+  });
+}
+
+/** A cycle as an import's error names it: a chat whose chain leads back on itself is unreadable. */
+export function describeCycle(cycle: readonly string[]): string {
+  return `the parent links of messages ${cycle.map((id) => `"${id}"`).join(' → ')} form a cycle.`;
 }

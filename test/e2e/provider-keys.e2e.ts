@@ -16,14 +16,27 @@ interface BackupProvider {
   updatedAt: number;
 }
 
-async function exportWithoutKeys(settings: SettingsPage, storage: SettingsStoragePage): Promise<{ providers: BackupProvider[] }> {
-  await settings.open();
-  const download = await storage.exportEverything({ includeApiKeys: false });
-  return JSON.parse(await readFile(await download.path(), 'utf8')) as { providers: BackupProvider[] };
+interface ExportedBackup {
+  providers: BackupProvider[];
+  /** Every line of the file, parsed; `providers` are the rows inside them, edited in place. */
+  records: { table?: string; row?: unknown }[];
 }
 
-async function importBackup(storage: SettingsStoragePage, backup: unknown): Promise<void> {
-  await storage.importFile({ name: 'backup.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(backup)) });
+async function exportWithoutKeys(settings: SettingsPage, storage: SettingsStoragePage): Promise<ExportedBackup> {
+  await settings.open();
+  const download = await storage.exportEverything({ includeApiKeys: false });
+  // One record per line: the providers are the rows of the providers table.
+  const lines = (await readFile(await download.path(), 'utf8')).split('\n').filter((line) => line !== '');
+  const records = lines.map((line) => JSON.parse(line) as { table?: string; row?: unknown });
+  const providers = records.flatMap((record) => (record.table === 'providers' ? [record.row as BackupProvider] : []));
+  return { providers, records };
+}
+
+/** An exported backup goes back as its lines; anything else as one JSON document (version 1). */
+async function importBackup(storage: SettingsStoragePage, backup: ExportedBackup | object): Promise<void> {
+  const text =
+    'records' in backup ? backup.records.map((record) => `${JSON.stringify(record)}\n`).join('') : JSON.stringify(backup);
+  await storage.importFile({ name: 'backup.jsonl', mimeType: 'application/x-ndjson', buffer: Buffer.from(text) });
 }
 
 test('a backup that points a stored provider at another host brings no key, and nothing reaches that host', async ({ page, settings, chat, llm }) => {

@@ -19,7 +19,7 @@ test.describe('Settings › Storage', () => {
     const storage = new SettingsStoragePage(page);
     await settings.open();
     const download = await storage.exportEverything();
-    expect(download.suggestedFilename()).toMatch(/^carrel-backup-\d{4}-\d{2}-\d{2}\.json$/);
+    expect(download.suggestedFilename()).toMatch(/^carrel-backup-\d{4}-\d{2}-\d{2}\.jsonl$/);
     const text = await readFile(await download.path(), 'utf8');
     expect(text).toContain('Tell me about llamas');
     expect(text).not.toContain(API_KEY);
@@ -57,6 +57,32 @@ test.describe('Settings › Storage', () => {
     await expect(settings.providerCard('Mock OpenAI')).toBeVisible();
   });
 
+  test('a large import shows its progress, and Cancel leaves the data as it was', async ({ page, settings, chat }) => {
+    // A slow disk: every read of the chosen file waits a little, so the import is seen half-way.
+    await page.addInitScript(() => {
+      const descriptor = Object.getOwnPropertyDescriptor(Blob.prototype, 'arrayBuffer');
+      const read = descriptor?.value as (this: Blob) => Promise<ArrayBuffer>;
+      Blob.prototype.arrayBuffer = function (this: Blob) {
+        return new Promise<void>((resolve) => setTimeout(resolve, 200)).then(() => read.call(this));
+      };
+    });
+    await page.reload();
+    const storage = new SettingsStoragePage(page);
+    await settings.open();
+
+    await storage.importFile({ name: 'big.jsonl', mimeType: 'application/x-ndjson', buffer: buildLargeBackup(9 * 1024 * 1024) });
+    const job = page.getByTestId('backup-progress');
+    await expect(job).toContainText('Importing a backup');
+    await expect.poll(async () => Number(await job.getByRole('progressbar').getAttribute('value'))).toBeGreaterThan(0);
+    await job.getByRole('button', { name: 'Cancel' }).click();
+
+    await expect(page.getByTestId('storage-error')).toHaveText('Import cancelled: nothing was changed.');
+    await expect(job).toHaveCount(0);
+    await expect(chat.sessionLinks()).toHaveCount(1);
+    await page.reload();
+    await expect(chat.sessionLinks()).toHaveCount(1);
+  });
+
   test('the usage meter renders, and warns when storage is nearly full', async ({ page, settings }) => {
     await settings.open();
     const usage = page.getByTestId('storage-usage');
@@ -76,3 +102,20 @@ test.describe('Settings › Storage', () => {
     await expect(page.getByTestId('storage-usage')).toContainText('900 MB of 1.0 GB (90%)');
   });
 });
+
+/** A version 2 backup of about `bytes` bytes: one chat whose messages are long. */
+function buildLargeBackup(bytes: number): Buffer {
+  const text = 'llama '.repeat(700);
+  const header = { format: 'carrel-backup', version: 2, exportedAt: 1, scope: { kind: 'all' }, hasApiKeys: false };
+  const session = { id: 'big', title: 'Big chat', projectId: null, agentId: null, models: [], currentLeafId: null, isPinned: false, isArchived: false, createdAt: 1, updatedAt: 1, version: 0 };
+  const lines = [JSON.stringify(header), JSON.stringify({ table: 'sessions', row: session })];
+  let size = lines.join('\n').length;
+  for (let index = 0; size < bytes; index += 1) {
+    const row = { id: `big-${index}`, sessionId: 'big', parentId: index === 0 ? null : `big-${index - 1}`, role: 'user', text, textTokenCount: 700, attachments: [], createdAt: index, updatedAt: index, isPinned: false, isExcluded: false };
+    const line = JSON.stringify({ table: 'messages', row });
+    lines.push(line);
+    size += line.length + 1;
+  }
+  lines.push(JSON.stringify({ end: true, rows: lines.length - 1 }));
+  return Buffer.from(`${lines.join('\n')}\n`);
+}

@@ -1,13 +1,12 @@
 import type { Backup, Clock } from '../../core/ports';
 import type { CarrelDb } from '../db';
-import { createBackup, serializeBackup } from './export-backup';
+import { exportBackup } from './export-backup';
 import { importBackup } from './import-backup';
 
-/** The Backup port over this database: export to a JSON file's text, import from one. */
+/** The Backup port over this database: export to a file, import from one, both streamed. */
 export function createBackupService(db: CarrelDb, clock: Clock): Backup {
   return {
-    exportBackup: async (scope, options) =>
-      serializeBackup(await createBackup(db, scope, clock, options)),
-    importBackup: (text) => importBackup(db, text),
+    exportBackup: (scope, options) => exportBackup(db, scope, clock, options),
+    importBackup: (file, options) => importBackup(db, file, options),
   };
 }

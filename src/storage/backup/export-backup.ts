@@ -1,16 +1,22 @@
+/**
+ * Exporting a backup as JSON Lines, one row at a time inside one read transaction (a consistent
+ * snapshot). The file is gathered as a Blob: text is folded into a Blob every few megabytes, so
+ * the JavaScript heap holds one row and one fold's worth of text, whatever the database's size.
+ */
+import { Dexie, type IndexableType, type Table } from 'dexie';
 import {
   agentSchema,
   collectSecrets,
-  redactSecretsDeep,
-  type ProviderConfig,
   projectSchema,
   providerConfigSchema,
+  redactSecretsDeep,
   sessionSchema,
-  type ChatMessageSimple,
+  type ProviderConfig,
 } from '../../core/model';
-import type { BackupScope, Clock, StoredFile, TextChunk } from '../../core/ports';
+import { checkSettingValue, isSettingKey } from '../../core/model/settings';
+import type { BackupProgress, BackupScope, Clock, StoredFile, TextChunk } from '../../core/ports';
 import { fromChunkRow } from '../chunk.store';
-import type { CarrelDb, FileRow, MessageRow, SessionRow, UsageRow } from '../db';
+import type { CarrelDb, FileRow, MessageRow, SettingRow } from '../db';
 import { StorageError } from '../errors';
 import { fromFileRow } from '../file.store';
 import { guardStorage } from '../guard';
@@ -22,24 +28,54 @@ import {
   BACKUP_VERSION,
   type BackupChunk,
   type BackupFile,
-  type CarrelBackup,
+  type BackupHeader,
+  type BackupRecord,
+  type BackupTable,
 } from './backup-format';
 import { encodeBase64 } from './base64';
+import { createProgressReporter } from './progress';
 
 export interface ExportOptions {
   /** API keys are blanked unless the user explicitly asks to include them. */
   includeApiKeys?: boolean;
+  signal?: AbortSignal;
+  onProgress?: (progress: BackupProgress) => void;
 }
 
-const byId = <T extends { id: string }>(a: T, b: T) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+export const BACKUP_MIME_TYPE = 'application/x-ndjson';
+/** Characters of text kept as strings before they are folded into a Blob (about 8 MB). */
+const FOLD_CHARS = 4_000_000;
+
+/** A file built from parts: strings until a fold, then Blobs, which live outside the JS heap. */
+function createBlobBuilder() {
+  let strings: string[] = [];
+  let pendingChars = 0;
+  const blobs: Blob[] = [];
+  const fold = () => {
+    if (strings.length === 0) return;
+    blobs.push(new Blob(strings));
+    strings = [];
+    pendingChars = 0;
+  };
+  return {
+    appendLine(value: unknown): void {
+      const line = `${JSON.stringify(value)}\n`;
+      strings.push(line);
+      pendingChars += line.length;
+      if (pendingChars >= FOLD_CHARS) fold();
+    },
+    finish(type: string): Blob {
+      fold();
+      return new Blob(blobs, { type });
+    },
+  };
+}
 
 async function encodeFile(file: StoredFile): Promise<BackupFile> {
   const { blob, ...metadata } = file;
-  return {
-    ...metadata,
-    blobType: blob.type,
-    blobBase64: encodeBase64(new Uint8Array(await blob.arrayBuffer())),
-  };
+  // Reading a blob is not an IndexedDB request: waitFor keeps the snapshot's transaction open.
+  const bytes = new Uint8Array(await Dexie.waitFor(blob.arrayBuffer()));
+  return { ...metadata, blobType: blob.type, blobBase64: encodeBase64(bytes) };
 }
 
 function encodeChunk(chunk: TextChunk): BackupChunk {
@@ -55,139 +91,294 @@ function encodeChunk(chunk: TextChunk): BackupChunk {
   };
 }
 
-interface SelectedRows {
-  sessions: SessionRow[];
-  messages: MessageRow[];
-  files: FileRow[];
-  usage: UsageRow[];
-  isEverything: boolean;
-}
+/** Parents before children, so an import can place each message under a parent it has seen. */
+const byDepthThenId = (a: MessageRow, b: MessageRow) =>
+  (a.depth ?? 0) - (b.depth ?? 0) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
-/** Reads what the scope covers inside one read transaction, so the backup is a consistent snapshot. */
-async function selectRows(db: CarrelDb, scope: BackupScope): Promise<SelectedRows> {
-  switch (scope.kind) {
-    case 'all':
-      return {
-        sessions: await db.sessions.toArray(),
-        messages: await db.messages.toArray(),
-        files: await db.files.toArray(),
-        usage: await db.usage.toArray(),
-        isEverything: true,
-      };
-    case 'project': {
-      if ((await db.projects.get(scope.projectId)) === undefined) {
-        throw new StorageError('not_found', `Project ${scope.projectId} no longer exists.`);
-      }
-      const sessions = await db.sessions.where('projectId').equals(scope.projectId).toArray();
-      const sessionIds = sessions.map((session) => session.id);
-      return {
-        sessions,
-        messages: await db.messages.where('sessionId').anyOf(sessionIds).toArray(),
-        files: await db.files.where('projectId').equals(scope.projectId).toArray(),
-        usage: await db.usage.where('sessionId').anyOf(sessionIds).toArray(),
-        isEverything: false,
-      };
-    }
-    case 'session': {
-      const session = await db.sessions.get(scope.sessionId);
-      if (session === undefined)
-        throw new StorageError('not_found', `Session ${scope.sessionId} no longer exists.`);
-      const messages = await db.messages.where('sessionId').equals(scope.sessionId).toArray();
-      // Attachments keep their text inline; their files come along so the blobs are not lost.
-      const fileIds = [
-        ...new Set(
-          messages.flatMap((message) => (message.attachments ?? []).map((a) => a.fileId as string)),
-        ),
-      ];
-      const files = (await db.files.bulkGet(fileIds)).filter(
-        (file): file is FileRow => file !== undefined,
-      );
-      return {
-        sessions: [session],
-        messages,
-        files,
-        usage: await db.usage.where('sessionId').equals(scope.sessionId).toArray(),
-        isEverything: false,
-      };
-    }
-  }
-}
+/** A stored setting the import would accept: a registered key whose value passes its schema. */
+const isExportable = (row: SettingRow) =>
+  isSettingKey(row.key) && checkSettingValue(row.key, row.value).success;
 
-export async function createBackup(
-  db: CarrelDb,
-  scope: BackupScope,
-  clock: Clock,
-  options: ExportOptions = {},
-): Promise<CarrelBackup> {
-  const includeApiKeys = options.includeApiKeys ?? false;
-  return guardStorage(db, async () => {
-    const snapshot = await db.transaction('r', db.tables, async () => {
-      const selected = await selectRows(db, scope);
-      const fileIds = selected.files.map((file) => file.id);
-      const projectIds =
-        scope.kind === 'project'
-          ? [scope.projectId]
-          : selected.isEverything
-            ? await db.projects.toCollection().primaryKeys()
-            : [];
-      return {
-        ...selected,
-        projects: await db.projects.bulkGet(projectIds),
-        chunks: selected.isEverything
-          ? await db.chunks.toArray()
-          : await db.chunks.where('fileId').anyOf(fileIds).toArray(),
-        agents: selected.isEverything ? await db.agents.toArray() : [],
-        providers: selected.isEverything ? await db.providers.toArray() : [],
-        settings: selected.isEverything ? await db.settings.toArray() : [],
-        // Every key on this device, whatever the scope: none may appear in the text exported.
-        secrets: includeApiKeys
-          ? []
-          : collectSecrets((await db.providers.toArray()).map((row) => row.apiKey)),
-      };
-    });
-    const redact = <T>(value: T): T => redactSecretsDeep(value, snapshot.secrets);
-    const messages: ChatMessageSimple[] = snapshot.messages.map(fromMessageRow).sort(byId);
-    const files = snapshot.files.map(fromFileRow).sort(byId);
-    return {
-      format: BACKUP_FORMAT,
-      version: BACKUP_VERSION,
-      exportedAt: clock.now(),
-      scope,
-      hasApiKeys: includeApiKeys,
-      sessions: snapshot.sessions
-        .map((row) => redact(parseStored(sessionSchema, row, `Stored session ${row.id}`)))
-        .sort(byId),
-      // An error a provider echoed (key included) is kept in its message: not in this file.
-      messages: redact(messages),
-      projects: snapshot.projects
-        .filter((row) => row !== undefined)
-        .map((row) => parseStored(projectSchema, row, `Stored project ${row.id}`))
-        .sort(byId),
-      files: await Promise.all(files.map(encodeFile)),
-      chunks: snapshot.chunks.map(fromChunkRow).sort(byId).map(encodeChunk),
-      agents: snapshot.agents
-        .map((row) => redact(parseStored(agentSchema, row, `Stored agent ${row.id}`)))
-        .sort(byId),
-      providers: snapshot.providers
-        .map((row) => parseStored(providerConfigSchema, row, `Stored provider ${row.id}`))
-        .map((provider) => (includeApiKeys ? provider : withoutKey(provider)))
-        .sort(byId),
-      settings: redact(snapshot.settings)
-        .slice()
-        .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)),
-      usage: snapshot.usage
-        .map((row) => parseStored(usageRecordSchema, row, 'Stored usage record'))
-        .sort(byId),
-    };
-  });
-}
+type Emit = (record: BackupRecord) => void;
 
+/** Tables whose text may hold a key (a pasted or echoed one): redacted in a file without keys. */
+const REDACTED_TABLES = new Set<BackupTable>(['sessions', 'messages', 'agents', 'settings']);
+
+/** A provider as a file without keys holds it: no key, and no record of where it was bound. */
 function withoutKey(provider: ProviderConfig): ProviderConfig {
   const { keyOrigin: _origin, ...rest } = provider;
   return { ...rest, apiKey: '' };
 }
 
-/** The backup file's text. */
-export function serializeBackup(backup: CarrelBackup): string {
-  return JSON.stringify(backup);
+/** One table's part of the file: how many rows it has and how to visit them in file order. */
+interface TableSource {
+  count: number;
+  write(emit: Emit): Promise<void>;
+}
+
+interface SourceOptions {
+  includeApiKeys: boolean;
+}
+
+/** Rows read per request: few round trips, and one page in memory at a time. */
+const PAGE_ROWS = 500;
+
+/** Visits a table in primary-key order, one page (a single getAll) at a time. */
+async function eachPage<Row, Key extends IndexableType>(
+  table: Table<Row, Key>,
+  keyOf: (row: Row) => Key,
+  visit: (row: Row) => void,
+): Promise<void> {
+  let last: Key | undefined;
+  for (;;) {
+    const page =
+      last === undefined
+        ? await table.orderBy(':id').limit(PAGE_ROWS).toArray()
+        : await table.where(':id').above(last).limit(PAGE_ROWS).toArray();
+    page.forEach(visit);
+    const final = page[page.length - 1];
+    if (final === undefined || page.length < PAGE_ROWS) return;
+    last = keyOf(final);
+  }
+}
+
+const byId = (row: { id: string }) => row.id;
+
+/** Every row of the database, a page at a time (a whole chat at a time for messages). */
+async function planWholeDatabase(db: CarrelDb, options: SourceOptions): Promise<TableSource[]> {
+  const count = async (table: { count(): Promise<number> }) => table.count();
+  const fileIds = await db.files.toCollection().primaryKeys();
+  return [
+    {
+      count: await count(db.sessions),
+      write: (emit) =>
+        eachPage(db.sessions, byId, (row) =>
+          emit({
+            table: 'sessions',
+            row: parseStored(sessionSchema, row, `Stored session ${row.id}`),
+          }),
+        ),
+    },
+    {
+      count: await count(db.messages),
+      write: async (emit) => {
+        // One chat at a time, parents first; the index also finds messages whose chat is gone.
+        const sessionIds = await db.messages.orderBy('sessionId').uniqueKeys();
+        for (const sessionId of sessionIds) {
+          const rows = await db.messages.where('sessionId').equals(sessionId).toArray();
+          for (const row of rows.sort(byDepthThenId))
+            emit({ table: 'messages', row: fromMessageRow(row) });
+        }
+      },
+    },
+    {
+      count: await count(db.projects),
+      write: (emit) =>
+        eachPage(db.projects, byId, (row) =>
+          emit({
+            table: 'projects',
+            row: parseStored(projectSchema, row, `Stored project ${row.id}`),
+          }),
+        ),
+    },
+    {
+      count: fileIds.length,
+      write: async (emit) => {
+        for (const id of fileIds) {
+          const row = await db.files.get(id);
+          if (row !== undefined) emit({ table: 'files', row: await encodeFile(fromFileRow(row)) });
+        }
+      },
+    },
+    {
+      count: await count(db.chunks),
+      write: (emit) =>
+        eachPage(db.chunks, byId, (row) =>
+          emit({ table: 'chunks', row: encodeChunk(fromChunkRow(row)) }),
+        ),
+    },
+    ...planConfiguration(db, options, {
+      agents: await count(db.agents),
+      providers: await count(db.providers),
+      settings: await count(db.settings),
+    }),
+    {
+      count: await count(db.usage),
+      write: (emit) =>
+        eachPage(db.usage, byId, (row) =>
+          emit({ table: 'usage', row: parseStored(usageRecordSchema, row, 'Stored usage record') }),
+        ),
+    },
+  ];
+}
+
+/** Agents, providers (keys blanked unless asked) and settings: only a whole backup has them. */
+function planConfiguration(
+  db: CarrelDb,
+  options: SourceOptions,
+  counts: { agents: number; providers: number; settings: number },
+): TableSource[] {
+  return [
+    {
+      count: counts.agents,
+      write: (emit) =>
+        eachPage(db.agents, byId, (row) =>
+          emit({ table: 'agents', row: parseStored(agentSchema, row, `Stored agent ${row.id}`) }),
+        ),
+    },
+    {
+      count: counts.providers,
+      write: (emit) =>
+        eachPage(db.providers, byId, (row) => {
+          const provider = parseStored(providerConfigSchema, row, `Stored provider ${row.id}`);
+          emit({
+            table: 'providers',
+            row: options.includeApiKeys ? provider : withoutKey(provider),
+          });
+        }),
+    },
+    {
+      count: counts.settings,
+      // A value no schema accepts reads as absent here; leaving it out keeps the file importable.
+      write: (emit) =>
+        eachPage(
+          db.settings,
+          (row) => row.key,
+          (row) => {
+            if (isExportable(row)) emit({ table: 'settings', row });
+          },
+        ),
+    },
+  ];
+}
+
+/** A project or one chat: the rows are found by index first; their number is what the scope holds. */
+async function planScoped(
+  db: CarrelDb,
+  scope: Exclude<BackupScope, { kind: 'all' }>,
+): Promise<TableSource[]> {
+  let sessions;
+  let messages: MessageRow[];
+  let files: FileRow[];
+  let projects: unknown[] = [];
+  if (scope.kind === 'project') {
+    const project = await db.projects.get(scope.projectId);
+    if (project === undefined)
+      throw new StorageError('not_found', `Project ${scope.projectId} no longer exists.`);
+    projects = [project];
+    sessions = await db.sessions.where('projectId').equals(scope.projectId).toArray();
+    messages = await db.messages
+      .where('sessionId')
+      .anyOf(sessions.map((session) => session.id))
+      .toArray();
+    files = await db.files.where('projectId').equals(scope.projectId).toArray();
+  } else {
+    const session = await db.sessions.get(scope.sessionId);
+    if (session === undefined)
+      throw new StorageError('not_found', `Session ${scope.sessionId} no longer exists.`);
+    sessions = [session];
+    messages = await db.messages.where('sessionId').equals(scope.sessionId).toArray();
+    // Attachments keep their text inline; their files come along so the blobs are not lost.
+    const fileIds = [
+      ...new Set(messages.flatMap((message) => (message.attachments ?? []).map((a) => a.fileId))),
+    ];
+    files = (await db.files.bulkGet(fileIds)).filter((file) => file !== undefined);
+  }
+  const sessionIds = sessions.map((session) => session.id);
+  const chunks = await db.chunks
+    .where('fileId')
+    .anyOf(files.map((file) => file.id))
+    .toArray();
+  const usage = await db.usage.where('sessionId').anyOf(sessionIds).toArray();
+  const fromRows = <Row>(
+    rows: Row[],
+    toRecord: (row: Row) => BackupRecord | Promise<BackupRecord>,
+  ) => ({
+    count: rows.length,
+    write: async (emit: Emit) => {
+      for (const row of rows) emit(await toRecord(row));
+    },
+  });
+  messages.sort((a, b) =>
+    a.sessionId < b.sessionId ? -1 : a.sessionId > b.sessionId ? 1 : byDepthThenId(a, b),
+  );
+  return [
+    fromRows(sessions, (row) => ({
+      table: 'sessions',
+      row: parseStored(sessionSchema, row, `Stored session ${row.id}`),
+    })),
+    fromRows(messages, (row) => ({ table: 'messages', row: fromMessageRow(row) })),
+    fromRows(projects, (row) => ({
+      table: 'projects',
+      row: parseStored(projectSchema, row, 'Stored project'),
+    })),
+    fromRows(files, async (row) => ({ table: 'files', row: await encodeFile(fromFileRow(row)) })),
+    fromRows(chunks, (row) => ({ table: 'chunks', row: encodeChunk(fromChunkRow(row)) })),
+    fromRows(usage, (row) => ({
+      table: 'usage',
+      row: parseStored(usageRecordSchema, row, 'Stored usage record'),
+    })),
+  ];
+}
+
+/** The backup file (JSON Lines) of what the scope covers, built row by row. */
+export async function exportBackup(
+  db: CarrelDb,
+  scope: BackupScope,
+  clock: Clock,
+  options: ExportOptions = {},
+): Promise<Blob> {
+  const includeApiKeys = options.includeApiKeys ?? false;
+  const out = createBlobBuilder();
+  try {
+    return await writeBackup();
+  } catch (error) {
+    // A cancel is not a storage failure: the caller sees the signal's reason, as with fetch.
+    if (options.signal?.aborted === true) throw options.signal.reason;
+    throw error;
+  }
+
+  function writeBackup(): Promise<Blob> {
+    return guardStorage(db, () =>
+      db.transaction('r', db.tables, async () => {
+        const sources =
+          scope.kind === 'all'
+            ? await planWholeDatabase(db, { includeApiKeys })
+            : await planScoped(db, scope);
+        const progress = createProgressReporter(
+          sources.reduce((total, source) => total + source.count, 0),
+          options.onProgress,
+        );
+        const header: BackupHeader = {
+          format: BACKUP_FORMAT,
+          version: BACKUP_VERSION,
+          exportedAt: clock.now(),
+          scope,
+          hasApiKeys: includeApiKeys,
+        };
+        out.appendLine(header);
+        // Every key on this device, whatever the scope: none may appear in a file without
+        // keys (an error a provider echoed, key included, is kept in its message).
+        const secrets = includeApiKeys
+          ? []
+          : collectSecrets((await db.providers.toArray()).map((row) => row.apiKey));
+        let rows = 0;
+        const emit: Emit = (record) => {
+          options.signal?.throwIfAborted();
+          out.appendLine(
+            REDACTED_TABLES.has(record.table) ? redactSecretsDeep(record, secrets) : record,
+          );
+          rows += 1;
+          progress.advance(1);
+        };
+        for (const source of sources) {
+          options.signal?.throwIfAborted();
+          await source.write(emit);
+        }
+        out.appendLine({ end: true, rows });
+        progress.finish();
+        return out.finish(BACKUP_MIME_TYPE);
+      }),
+    );
+  }
 }

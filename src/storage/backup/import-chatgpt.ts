@@ -8,6 +8,8 @@ import { z } from 'zod';
 import {
   asMessageId,
   asSessionId,
+  chatMessageSimpleSchema,
+  sessionSchema,
   type ChatMessageSimple,
   type MessageId,
   type Session,
@@ -16,9 +18,9 @@ import type { Clock, TokenCounter } from '../../core/ports';
 import type { CarrelDb } from '../db';
 import { StorageError } from '../errors';
 import { guardStorage } from '../guard';
-import { placeImportedRows } from '../message-lines';
+import { describeCycle, findImportedParentCycle, placeImportedRows } from '../message-lines';
 import { toMessageRow } from '../message-rows';
-import { formatIssuePath } from '../parse-row';
+import { describeIssues } from '../parse-row';
 
 const ID_PREFIX = 'chatgpt-';
 
@@ -173,6 +175,22 @@ function convertConversation(
   return { session, messages, skipped };
 }
 
+function invalidExport(message: string): StorageError {
+  return new StorageError('invalid_data', `This ChatGPT export cannot be imported: ${message}`);
+}
+
+/** What the conversion made must pass the schemas every session and message is written with. */
+function checkConverted(converted: readonly { session: Session; messages: ChatMessageSimple[] }[]) {
+  const written = {
+    sessions: converted.map((item) => item.session),
+    messages: converted.flatMap((item) => item.messages),
+  };
+  const checked = z
+    .object({ sessions: z.array(sessionSchema), messages: z.array(chatMessageSimpleSchema) })
+    .safeParse(written);
+  if (!checked.success) throw invalidExport(describeIssues(checked.error.issues, written));
+}
+
 /** Parses and validates the whole export, then writes it in one transaction. */
 export async function importChatGptExport(
   db: CarrelDb,
@@ -190,17 +208,22 @@ export async function importChatGptExport(
   }
   const parsed = chatGptExportSchema.safeParse(json);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0];
     throw new StorageError(
       'invalid_data',
-      `This is not ChatGPT's conversations.json: "${issue === undefined ? '' : formatIssuePath(issue.path)}" ${issue?.message ?? 'is invalid'}.`,
+      `This is not ChatGPT's conversations.json: ${describeIssues(parsed.error.issues, json)}`,
     );
   }
   const converted = parsed.data.map((conversation, index) =>
     convertConversation(conversation, index, deps),
   );
+  checkConverted(converted);
   await guardStorage(db, () =>
     db.transaction('rw', [db.sessions, db.messages], async () => {
+      const links = new Map<string, string | null>();
+      for (const { messages } of converted)
+        for (const message of messages) links.set(message.id, message.parentId);
+      const cycle = await findImportedParentCycle(db, links);
+      if (cycle !== undefined) throw invalidExport(describeCycle(cycle));
       for (const { session, messages } of converted) {
         const existing = await db.sessions.get(session.id);
         await db.sessions.put(

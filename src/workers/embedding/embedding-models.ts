@@ -1,4 +1,8 @@
-import { z } from 'zod';
+import {
+  embeddingSettingsSchema,
+  SETTINGS,
+  type EmbeddingSettings,
+} from '../../core/model/settings';
 
 /** A selectable embedding model and the prefixes it was trained with. */
 export interface EmbeddingModelInfo {
@@ -9,7 +13,7 @@ export interface EmbeddingModelInfo {
   passagePrefix: string;
 }
 
-export const DEFAULT_EMBEDDING_MODEL_ID = 'Xenova/all-MiniLM-L6-v2';
+export const DEFAULT_EMBEDDING_MODEL_ID = SETTINGS.embeddingSettings.defaultValue.modelId;
 
 export const EMBEDDING_MODELS: readonly EmbeddingModelInfo[] = [
   {
@@ -35,33 +39,16 @@ export const EMBEDDING_MODELS: readonly EmbeddingModelInfo[] = [
   },
 ];
 
-/**
- * Where model files come from: the Hugging Face hub (cached by the browser after the first
- * download), a self-hosted folder such as `/models/`, or files imported from a local folder.
- */
-export const embeddingSourceSchema = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('hub') }),
-  z.object({ kind: z.literal('self_hosted'), baseUrl: z.string().min(1) }),
-  z.object({ kind: z.literal('imported') }),
-]);
-export type EmbeddingSource = z.infer<typeof embeddingSourceSchema>;
+// The schemas live with every other setting's (core/model/settings.ts); re-exported here for
+// the embedding code that has always imported them from this file.
+export { embeddingSettingsSchema };
+export {
+  embeddingSourceSchema,
+  type EmbeddingSettings,
+  type EmbeddingSource,
+} from '../../core/model/settings';
 
-export const embeddingSettingsSchema = z.object({
-  modelId: z.string().min(1),
-  /** The 8-bit ONNX file (`onnx/model_quantized.onnx`), four times smaller. */
-  isQuantized: z.boolean(),
-  source: embeddingSourceSchema,
-  /** Off: nothing is ever downloaded; only cached, self-hosted or imported files are used. */
-  canDownload: z.boolean(),
-});
-export type EmbeddingSettings = z.infer<typeof embeddingSettingsSchema>;
-
-export const DEFAULT_EMBEDDING_SETTINGS: EmbeddingSettings = {
-  modelId: DEFAULT_EMBEDDING_MODEL_ID,
-  isQuantized: true,
-  source: { kind: 'hub' },
-  canDownload: true,
-};
+export const DEFAULT_EMBEDDING_SETTINGS: EmbeddingSettings = SETTINGS.embeddingSettings.defaultValue;
 
 /** Known prefixes for the model, none for a model we do not know. */
 export function describeEmbeddingModel(modelId: string): EmbeddingModelInfo {

@@ -83,8 +83,11 @@ describe('importing hostile backups', () => {
       await agent.send('First question');
       await agent.send('Second question');
       const stores = createStores(agent.db, createSteppingClock(), { newId: () => crypto.randomUUID() });
-      const exported = await stores.backup.exportBackup({ kind: 'all' });
-      const original = JSON.parse(exported) as Json;
+      // The file's lines (header, rows, end line) as one JSON array, so a mutation can reach
+      // any value of any line, or a whole line.
+      const exported = await (await stores.backup.exportBackup({ kind: 'all' })).text();
+      const original = exported.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as Json);
+      const toFile = (mutated: string) => (JSON.parse(mutated) as Json[]).map((line) => `${JSON.stringify(line)}\n`).join('');
       const paths = listPaths(original);
       let before = await dumpDatabase(agent.db);
       let accepted = 0;
@@ -93,10 +96,12 @@ describe('importing hostile backups', () => {
 
       await fc.assert(
         fc.asyncProperty(fc.nat({ max: paths.length - 1 }), mutationArbitrary, async (pathIndex, mutation) => {
-          const text = applyMutation(original, paths[pathIndex] ?? [], mutation);
-          if (text === '' || text === exported) return;
+          const mutated = applyMutation(original, paths[pathIndex] ?? [], mutation);
+          if (mutated === '') return;
+          const text = toFile(mutated);
+          if (text === exported) return;
           try {
-            await stores.backup.importBackup(text);
+            await stores.backup.importBackup(new Blob([text]));
             accepted++;
             // A mutation the schema tolerates (e.g. a title changed to another string) may import;
             // later rejections are compared with the data as it now is.
@@ -123,7 +128,13 @@ describe('prototype pollution through a backup', () => {
     const db = await openCarrelDb(`pollution-${Date.now()}`, { dexie: { indexedDB, IDBKeyRange } });
     const stores = createStores(db, createSteppingClock(), { newId: () => crypto.randomUUID() });
     const text = '{"format":"carrel-backup","version":1,"__proto__":{"polluted":true},"constructor":{"prototype":{"polluted":true}}}';
-    await expect(stores.backup.importBackup(text)).rejects.toThrow(/not allowed/);
+    await expect(stores.backup.importBackup(new Blob([text]))).rejects.toThrow(/not allowed/);
+    const lines = [
+      '{"format":"carrel-backup","version":2,"exportedAt":1,"scope":{"kind":"all"},"hasApiKeys":false}',
+      '{"table":"settings","row":{"key":"theme","value":"dark","updatedAt":1,"__proto__":{"polluted":true}}}',
+      '{"end":true,"rows":1}',
+    ].join('\n');
+    await expect(stores.backup.importBackup(new Blob([lines]))).rejects.toThrow(/not allowed/);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 });

@@ -30,6 +30,6 @@ describe('storage usage', () => {
   });
 
   it('dates the backup file name', () => {
-    expect(buildBackupFileName(new Date(2025, 0, 9))).toBe('carrel-backup-2025-01-09.json');
+    expect(buildBackupFileName(new Date(2025, 0, 9))).toBe('carrel-backup-2025-01-09.jsonl');
   });
 });

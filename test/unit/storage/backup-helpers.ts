@@ -32,3 +32,42 @@ export async function wipeDatabase(db: CarrelDb): Promise<void> {
     for (const table of db.tables) await table.clear();
   });
 }
+
+const TABLES = [
+  'sessions',
+  'messages',
+  'projects',
+  'files',
+  'chunks',
+  'agents',
+  'providers',
+  'settings',
+  'usage',
+] as const;
+
+/** A version 2 backup file's header and rows, table by table, as plain JSON. */
+export type BackupContents = { header: Record<string, unknown> } & Record<
+  (typeof TABLES)[number],
+  Record<string, unknown>[]
+>;
+
+export function parseBackupText(text: string): BackupContents {
+  const lines = text
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+  const contents: Record<string, unknown> = { header: lines[0] };
+  for (const table of TABLES) contents[table] = [];
+  for (const line of lines.slice(1, -1)) {
+    (contents[line['table'] as string] as unknown[]).push(line['row']);
+  }
+  return contents as BackupContents;
+}
+
+/** The file's text again, rows in table order and a matching end line. */
+export function writeBackupText(contents: BackupContents): string {
+  const rows = TABLES.flatMap((table) => contents[table].map((row) => ({ table, row })));
+  return [contents.header, ...rows, { end: true, rows: rows.length }]
+    .map((line) => `${JSON.stringify(line)}\n`)
+    .join('');
+}

@@ -9,7 +9,7 @@ import {
   type ProviderConfig,
 } from '../../../src/core/model';
 import { createBackupService } from '../../../src/storage/backup/backup';
-import { createBackup, serializeBackup } from '../../../src/storage/backup/export-backup';
+import { exportBackup } from '../../../src/storage/backup/export-backup';
 import { renderSessionMarkdown } from '../../../src/storage/backup/export-markdown';
 import { MAX_BACKUP_STRING_CHARS } from '../../../src/storage/backup/import-backup';
 import { CarrelDb } from '../../../src/storage/db';
@@ -18,7 +18,12 @@ import { createMessageStore } from '../../../src/storage/message.store';
 import { createProjectStore } from '../../../src/storage/project.store';
 import { createProviderStore } from '../../../src/storage/provider.store';
 import { createSessionStore } from '../../../src/storage/session.store';
-import { dumpDatabase } from './backup-helpers';
+import {
+  dumpDatabase,
+  parseBackupText,
+  writeBackupText,
+  type BackupContents,
+} from './backup-helpers';
 import {
   buildAssistantMessage,
   buildSession,
@@ -56,9 +61,12 @@ async function seed(db: CarrelDb) {
   await createProviderStore(db).put(provider);
 }
 
-async function exportAll(db: CarrelDb) {
-  return createBackup(db, { kind: 'all' }, createFrozenClock());
+async function exportAll(db: CarrelDb): Promise<string> {
+  return (await exportBackup(db, { kind: 'all' }, createFrozenClock())).text();
 }
+
+const importText = (db: CarrelDb, text: string) =>
+  createBackupService(db, createFrozenClock()).importBackup(new Blob([text]));
 
 describe('backup import of malformed files', () => {
   const cases: { name: string; text: (valid: string) => string; message: RegExp }[] = [
@@ -74,8 +82,8 @@ describe('backup import of malformed files', () => {
     },
     {
       name: 'a newer version',
-      text: (valid) => JSON.stringify({ ...(JSON.parse(valid) as object), version: 2 }),
-      message: /version 2 is not supported/,
+      text: (valid) => valid.replace('"version":2', '"version":3'),
+      message: /version 3 is not supported/,
     },
     {
       name: 'a wrong type deep inside',
@@ -98,12 +106,8 @@ describe('backup import of malformed files', () => {
     },
     {
       name: 'a __proto__ key',
-      text: (valid) =>
-        valid.replace(
-          '"settings":[]',
-          '"settings":[{"key":"k","value":{"__proto__":{"isAdmin":true}},"updatedAt":1}]',
-        ),
-      message: /"__proto__" at "settings\.0\.value\.__proto__" is not allowed/,
+      text: (valid) => valid.replace('"headers":{}', '"headers":{"__proto__":{"isAdmin":true}}'),
+      message: /"__proto__" at "providers\.0\.headers\.__proto__" is not allowed/,
     },
     {
       name: 'a constructor key',
@@ -137,14 +141,12 @@ describe('backup import of malformed files', () => {
         createdAt: 1,
         updatedAt: 1,
       });
-      const valid = serializeBackup(await exportAll(source));
+      const valid = await exportAll(source);
       const target = await openTestDb();
       await seed(target);
       const before = await dumpDatabase(target);
 
-      await expect(
-        createBackupService(target, createFrozenClock()).importBackup(text(valid)),
-      ).rejects.toMatchObject({
+      await expect(importText(target, text(valid))).rejects.toMatchObject({
         code: 'invalid_data',
         message: expect.stringMatching(message) as unknown,
       });
@@ -155,7 +157,7 @@ describe('backup import of malformed files', () => {
   it('writes nothing when the database fails half-way through the import', async () => {
     const source = await openTestDb();
     await seed(source);
-    const text = serializeBackup(await exportAll(source));
+    const text = await exportAll(source);
     const target = new CarrelDb('import-fails', createTestIndexedDb());
     target.use({
       stack: 'dbcore',
@@ -178,11 +180,96 @@ describe('backup import of malformed files', () => {
     });
     await target.open();
 
-    await expect(
-      createBackupService(target, createFrozenClock()).importBackup(text),
-    ).rejects.toMatchObject({ code: 'quota_exceeded' });
+    await expect(importText(target, text)).rejects.toMatchObject({ code: 'quota_exceeded' });
     expect(await target.sessions.count()).toBe(0);
     expect(await target.messages.count()).toBe(0);
+  });
+});
+
+describe("backup import checks what it would write with the app's own schemas", () => {
+  async function exportWith(edit: (backup: BackupContents) => void): Promise<string> {
+    const source = await openTestDb();
+    await seed(source);
+    const backup = parseBackupText(await exportAll(source));
+    edit(backup);
+    return writeBackupText(backup);
+  }
+
+  async function expectRefused(text: string, message: RegExp): Promise<void> {
+    const target = await openTestDb();
+    await seed(target);
+    const before = await dumpDatabase(target);
+    await expect(importText(target, text)).rejects.toMatchObject({
+      code: 'invalid_data',
+      message: expect.stringMatching(message) as unknown,
+    });
+    expect(await dumpDatabase(target)).toEqual(before);
+  }
+
+  it('refuses a setting whose value the settings form could never have saved', async () => {
+    const text = await exportWith((backup) => {
+      backup.settings = [{ key: 'systemPrompt', value: 42, updatedAt: 1 }];
+    });
+    await expectRefused(text, /"settings\.0\.value" \(key systemPrompt\) .*setting "systemPrompt"/);
+  });
+
+  it('names the first few problems, each with its record, when several records are wrong', async () => {
+    const text = await exportWith((backup) => {
+      backup.settings = [
+        { key: 'theme', value: 'purple', updatedAt: 1 },
+        { key: 'defaultModel', value: { providerId: 'p' }, updatedAt: 1 },
+      ];
+      backup.sessions[0]!['title'] = 7;
+    });
+    await expectRefused(
+      text,
+      /"sessions\.0\.title" \(id s1\).*; "settings\.0\.value" \(key theme\).*; "settings\.1\.value\.modelId" \(key defaultModel\)/,
+    );
+  });
+
+  it('refuses messages whose parent links form a cycle', async () => {
+    const text = await exportWith((backup) => {
+      const messages = backup.messages;
+      // u1 → a1 → u1: each is the other's parent.
+      for (const message of messages) message['parentId'] = message['id'] === 'u1' ? 'a1' : 'u1';
+    });
+    await expectRefused(text, /messages "(u1|a1)" → "(u1|a1)" form a cycle/);
+  });
+
+  it('refuses a cycle that closes through a message this device already has', async () => {
+    const target = await openTestDb();
+    await seed(target);
+    // The backup makes u1 (already here, the parent of a1) a child of a new message whose
+    // parent is a1: a1 → x → u1 → a1.
+    const text = await exportWith((backup) => {
+      const messages = backup.messages;
+      const u1 = messages.find((message) => message['id'] === 'u1')!;
+      backup.messages = [
+        { ...u1, parentId: 'x', updatedAt: 999 },
+        { ...u1, id: 'x', parentId: 'a1' },
+      ];
+      backup.sessions = [];
+    });
+    const before = await dumpDatabase(target);
+    await expect(importText(target, text)).rejects.toMatchObject({
+      code: 'invalid_data',
+      message: expect.stringMatching(/form a cycle/) as unknown,
+    });
+    expect(await dumpDatabase(target)).toEqual(before);
+  });
+
+  it('imports registered settings and leaves out keys this version does not know', async () => {
+    const text = await exportWith((backup) => {
+      backup.settings = [
+        { key: 'systemPrompt', value: 'Be brief.', updatedAt: 1 },
+        { key: 'someFutureSetting', value: 42, updatedAt: 1 },
+      ];
+    });
+    const target = await openTestDb();
+    await importText(target, text);
+    expect(await target.settings.toArray()).toEqual([
+      { key: 'systemPrompt', value: 'Be brief.', updatedAt: 1 },
+    ]);
   });
 });
 
@@ -202,7 +289,7 @@ describe('backup import into a database that has data', () => {
       apiKey: 'sk-remote',
       updatedAt: 50,
     });
-    const text = serializeBackup(await exportAll(remote));
+    const text = await exportAll(remote);
 
     const local = await openTestDb();
     await seed(local);
@@ -218,10 +305,8 @@ describe('backup import into a database that has data', () => {
     const localSession = await createSessionStore(local, createFrozenClock()).get(
       asSessionId('s1'),
     );
-    const backup = createBackupService(local, createFrozenClock());
-
-    await backup.importBackup(text);
-    const second = await backup.importBackup(text);
+    await importText(local, text);
+    const second = await importText(local, text);
 
     expect(await local.sessions.count()).toBe(1);
     expect(await local.messages.count()).toBe(3);
@@ -241,14 +326,14 @@ describe('backup import into a database that has data', () => {
   it("keeps a local row that is newer than the backup's", async () => {
     const remote = await openTestDb();
     await seed(remote);
-    const text = serializeBackup(await exportAll(remote));
+    const text = await exportAll(remote);
     const local = await openTestDb();
     await seed(local);
     await createSessionStore(local, createFrozenClock(5000)).update(asSessionId('s1'), {
       title: 'Edited here later',
     });
 
-    const report = await createBackupService(local, createFrozenClock()).importBackup(text);
+    const report = await importText(local, text);
 
     expect(
       (await createSessionStore(local, createFrozenClock()).get(asSessionId('s1')))?.title,
@@ -313,25 +398,25 @@ describe('backup scopes and Markdown', () => {
     await files.put({ ...file, id: asFileId('att'), projectId: null, name: 'a.txt' });
     await createProviderStore(db).put(provider);
 
-    const projectBackup = await createBackup(
-      db,
-      { kind: 'project', projectId: asProjectId('p1') },
-      clock,
+    const projectBackup = parseBackupText(
+      await (
+        await exportBackup(db, { kind: 'project', projectId: asProjectId('p1') }, clock)
+      ).text(),
     );
-    const sessionBackup = await createBackup(
-      db,
-      { kind: 'session', sessionId: asSessionId('loose') },
-      clock,
+    const sessionBackup = parseBackupText(
+      await (
+        await exportBackup(db, { kind: 'session', sessionId: asSessionId('loose') }, clock)
+      ).text(),
     );
 
-    expect(projectBackup.sessions.map((s) => s.id)).toEqual(['in-project']);
-    expect(projectBackup.messages.map((m) => m.id)).toEqual(['m1']);
-    expect(projectBackup.files.map((f) => f.id)).toEqual(['pf']);
+    expect(projectBackup.sessions.map((s) => s['id'])).toEqual(['in-project']);
+    expect(projectBackup.messages.map((m) => m['id'])).toEqual(['m1']);
+    expect(projectBackup.files.map((f) => f['id'])).toEqual(['pf']);
     expect(projectBackup.providers).toEqual([]);
-    expect(sessionBackup.messages.map((m) => m.id)).toEqual(['m2']);
-    expect(sessionBackup.files.map((f) => f.id)).toEqual(['att']);
+    expect(sessionBackup.messages.map((m) => m['id'])).toEqual(['m2']);
+    expect(sessionBackup.files.map((f) => f['id'])).toEqual(['att']);
     await expect(
-      createBackup(db, { kind: 'session', sessionId: asSessionId('gone') }, clock),
+      exportBackup(db, { kind: 'session', sessionId: asSessionId('gone') }, clock),
     ).rejects.toMatchObject({ code: 'not_found' });
   });
 

@@ -10,8 +10,8 @@ import {
 } from '../../../src/core/model';
 import { createLlmClient } from '../../../src/llm';
 import { createBackupService } from '../../../src/storage/backup/backup';
-import { BACKUP_FORMAT, BACKUP_VERSION } from '../../../src/storage/backup/backup-format';
-import { createBackup, serializeBackup } from '../../../src/storage/backup/export-backup';
+import { BACKUP_FORMAT, LEGACY_BACKUP_VERSION } from '../../../src/storage/backup/backup-format';
+import { exportBackup } from '../../../src/storage/backup/export-backup';
 import { createMessageStore } from '../../../src/storage/message.store';
 import { createProviderStore } from '../../../src/storage/provider.store';
 import { createSessionStore } from '../../../src/storage/session.store';
@@ -81,7 +81,7 @@ function buildProvider(shape: ProviderShape): ProviderConfig {
 function buildBackupText(providers: ProviderConfig[], hasApiKeys: boolean): string {
   return JSON.stringify({
     format: BACKUP_FORMAT,
-    version: BACKUP_VERSION,
+    version: LEGACY_BACKUP_VERSION,
     exportedAt: 1,
     scope: { kind: 'all' },
     hasApiKeys,
@@ -137,7 +137,7 @@ describe('keys stay with the origin they were entered for', () => {
             return { ...provider, apiKey: key };
           });
           await createBackupService(db, createFrozenClock()).importBackup(
-            buildBackupText(backupProviders, hasApiKeys),
+            new Blob([buildBackupText(backupProviders, hasApiKeys)]),
           );
 
           const requests = await sendFromEveryProvider(await store.list());
@@ -177,14 +177,16 @@ describe('keys stay with the origin they were entered for', () => {
     }
 
     const report = await createBackupService(db, createFrozenClock()).importBackup(
-      buildBackupText(
-        [
-          { ...same, baseUrl: 'https://api.openai.com/v2', updatedAt: 9 },
-          { ...moved, baseUrl: 'https://attacker.example/v1', updatedAt: 9 },
-          { ...headed, headers: { 'x-forward-to': 'https://attacker.example' }, updatedAt: 9 },
-        ],
-        false,
-      ),
+      new Blob([
+        buildBackupText(
+          [
+            { ...same, baseUrl: 'https://api.openai.com/v2', updatedAt: 9 },
+            { ...moved, baseUrl: 'https://attacker.example/v1', updatedAt: 9 },
+            { ...headed, headers: { 'x-forward-to': 'https://attacker.example' }, updatedAt: 9 },
+          ],
+          false,
+        ),
+      ]),
     );
 
     expect(report.providersWithoutKey.sort()).toEqual(['Headed', 'Moved']);
@@ -239,16 +241,19 @@ describe('keys in stored text', () => {
       }),
     );
 
-    for (const scope of [{ kind: 'all' }, { kind: 'session', sessionId: asSessionId('s1') }] as const) {
-      const withoutKeys = serializeBackup(
-        await createBackup(db, scope, clock, { includeApiKeys: false }),
-      );
+    for (const scope of [
+      { kind: 'all' },
+      { kind: 'session', sessionId: asSessionId('s1') },
+    ] as const) {
+      const withoutKeys = await (
+        await exportBackup(db, scope, clock, { includeApiKeys: false })
+      ).text();
       expect(withoutKeys).not.toContain(key);
       expect(withoutKeys).toContain('Incorrect API key provided: [API key removed].');
     }
-    const withKeys = serializeBackup(
-      await createBackup(db, { kind: 'all' }, clock, { includeApiKeys: true }),
-    );
+    const withKeys = await (
+      await exportBackup(db, { kind: 'all' }, clock, { includeApiKeys: true })
+    ).text();
     expect(withKeys).toContain(key);
     db.close();
   });

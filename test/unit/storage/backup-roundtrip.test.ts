@@ -8,6 +8,7 @@ import {
   asSessionId,
   type ChatMessageSimple,
 } from '../../../src/core/model';
+import { THEMES } from '../../../src/core/model/settings';
 import { createBackupService } from '../../../src/storage/backup/backup';
 import { createChunkStore } from '../../../src/storage/chunk.store';
 import type { CarrelDb } from '../../../src/storage/db';
@@ -56,10 +57,24 @@ const databaseArbitrary = fc.record({
     { maxLength: 2 },
   ),
   providerKeys: fc.array(anyText, { maxLength: 2 }),
-  settings: fc.dictionary(
-    fc.string({ minLength: 1, maxLength: 6 }),
-    fc.oneof(anyText, fc.integer(), fc.boolean(), fc.array(anyText, { maxLength: 3 })),
-    { maxKeys: 3 },
+  // Values the settings forms can save, plus keys no schema covers (kept as any value).
+  settings: fc.record(
+    {
+      systemPrompt: fc.option(anyText, { nil: null }),
+      theme: fc.constantFrom(...THEMES),
+      defaultModel: fc.option(
+        fc.record({
+          providerId: fc.constant(asProviderId('prov0')),
+          modelId: fc.string({ minLength: 1 }),
+        }),
+        { nil: null },
+      ),
+      tokenCalibration: fc.dictionary(
+        fc.stringMatching(/^[a-z]{1,4}\/[a-z]{1,4}$/),
+        fc.float({ min: Math.fround(0.1), max: 10, noNaN: true }),
+      ),
+    },
+    { requiredKeys: [] },
   ),
 });
 
@@ -173,10 +188,10 @@ describe('backup round trip', () => {
         await wipeDatabase(db);
         await writeDatabase(db, generated);
         const before = await dumpDatabase(db);
-        const text = await backup.exportBackup({ kind: 'all' });
+        const file = await backup.exportBackup({ kind: 'all' });
 
         await wipeDatabase(db);
-        await backup.importBackup(text);
+        await backup.importBackup(file);
 
         const expected = {
           ...before,
@@ -193,7 +208,7 @@ describe('backup round trip', () => {
     const db = await openTestDb();
     await writeDatabase(db, { sessions: [], files: [], providerKeys: ['sk-secret'], settings: {} });
     const backup = createBackupService(db, createFrozenClock());
-    expect(await backup.exportBackup({ kind: 'all' })).not.toContain('sk-secret');
+    expect(await (await backup.exportBackup({ kind: 'all' })).text()).not.toContain('sk-secret');
     const withKeys = await backup.exportBackup({ kind: 'all' }, { includeApiKeys: true });
     await wipeDatabase(db);
     await backup.importBackup(withKeys);

@@ -99,4 +99,31 @@ describe('ChatGPT import', () => {
     });
     expect(await db.sessions.count()).toBe(0);
   });
+
+  it('refuses an export whose parent links form a cycle, and writes nothing', async () => {
+    const db = await openTestDb();
+    const node = (id: string, parent: string, role: string) => ({
+      id,
+      parent,
+      children: [],
+      message: { author: { role }, content: { content_type: 'text', parts: [`text of ${id}`] } },
+    });
+    const cyclic = JSON.stringify([
+      {
+        conversation_id: 'loop',
+        title: 'Loop',
+        mapping: { a: node('a', 'b', 'user'), b: node('b', 'a', 'assistant') },
+        current_node: 'b',
+      },
+    ]);
+
+    await expect(importChatGptExport(db, cyclic, deps)).rejects.toMatchObject({
+      code: 'invalid_data',
+      message: expect.stringMatching(
+        /"chatgpt-loop-[ab]" → "chatgpt-loop-[ab]" form a cycle/,
+      ) as unknown,
+    });
+    expect(await db.sessions.count()).toBe(0);
+    expect(await db.messages.count()).toBe(0);
+  });
 });

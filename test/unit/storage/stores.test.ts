@@ -265,14 +265,38 @@ describe('file and chunk stores', () => {
 });
 
 describe('settings and usage stores', () => {
-  it('stores any structured value under a key and deletes it', async () => {
+  it('stores any structured value under an unregistered key and deletes it', async () => {
     const db = await openTestDb();
     const settings = createSettingsStore(db, createFrozenClock());
-    await settings.set('theme', { mode: 'dark', sizes: [1, 2] });
-    expect(await settings.get<{ mode: string }>('theme')).toEqual({ mode: 'dark', sizes: [1, 2] });
+    await settings.set('scratch', { mode: 'dark', sizes: [1, 2] });
+    expect(await settings.get<{ mode: string }>('scratch')).toEqual({ mode: 'dark', sizes: [1, 2] });
     expect(await settings.get('missing')).toBeUndefined();
-    await settings.delete('theme');
-    expect(await settings.get('theme')).toBeUndefined();
+    await settings.delete('scratch');
+    expect(await settings.get('scratch')).toBeUndefined();
+  });
+
+  it("refuses a registered setting's value that its schema does not accept", async () => {
+    const db = await openTestDb();
+    const settings = createSettingsStore(db, createFrozenClock());
+    await settings.set('systemPrompt', 'Be brief.');
+    await expect(settings.set('systemPrompt', 42)).rejects.toMatchObject({
+      code: 'invalid_data',
+      message: expect.stringContaining('"systemPrompt"') as unknown,
+    });
+    await expect(settings.set('theme', { mode: 'dark' })).rejects.toMatchObject({
+      code: 'invalid_data',
+    });
+    expect(await settings.get('systemPrompt')).toBe('Be brief.');
+  });
+
+  it('reads a stored value its registered schema refuses as absent, so readers use the default', async () => {
+    const db = await openTestDb();
+    // As an older version (or a write around the store) may have left it.
+    await db.settings.put({ key: 'systemPrompt', value: 42, updatedAt: 1 });
+    await db.settings.put({ key: 'theme', value: 'dark', updatedAt: 1 });
+    const settings = createSettingsStore(db, createFrozenClock());
+    expect(await settings.get('systemPrompt')).toBeUndefined();
+    expect(await settings.get('theme')).toBe('dark');
   });
 
   it('records usage with an id and time from the ports and lists it by session and since a time', async () => {
