@@ -47,11 +47,17 @@ function closeWithBlankLine(text: string): string {
   return text.endsWith('\n') ? '\n' : '\n\n';
 }
 
-/** Where the last blank line ends, so the tail kept for `closeFinalEvent` stays one event long. */
-function findEventBoundary(text: string): number {
-  const lf = text.lastIndexOf('\n\n');
-  const crlf = text.lastIndexOf('\r\n\r\n');
-  return Math.max(lf < 0 ? -1 : lf + 2, crlf < 0 ? -1 : crlf + 4);
+/**
+ * Where the last blank line ends, so the tail kept for `closeFinalEvent` stays one event long.
+ * Only the text from `from` on is searched (a blank line ending there may start up to three
+ * characters before it), so a long event arriving in many chunks is scanned once, not once per
+ * chunk.
+ */
+function findEventBoundary(text: string, from: number): number {
+  const start = Math.max(0, from - 3);
+  const lf = text.indexOf('\n\n', start) < 0 ? -1 : text.lastIndexOf('\n\n');
+  const crlf = text.indexOf('\r\n\r\n', start) < 0 ? -1 : text.lastIndexOf('\r\n\r\n');
+  return Math.max(lf < 0 || lf < start ? -1 : lf + 2, crlf < 0 || crlf < start ? -1 : crlf + 4);
 }
 
 function createAbortError(): DOMException {
@@ -100,8 +106,9 @@ function releaseBodyOnAbort(
           if (closing.length > 0) controller.enqueue(new TextEncoder().encode(closing));
           controller.close();
         } else {
+          const searchedUpTo = tail.length;
           tail += decoder.decode(value, { stream: true });
-          const boundary = findEventBoundary(tail);
+          const boundary = findEventBoundary(tail, searchedUpTo);
           if (boundary > 0) tail = tail.slice(boundary);
           controller.enqueue(value);
         }
