@@ -47,17 +47,31 @@ function closeWithBlankLine(text: string): string {
   return text.endsWith('\n') ? '\n' : '\n\n';
 }
 
+/** Where the last blank line in `text` ends, or -1. */
+function findEventBoundary(text: string): number {
+  const lf = text.lastIndexOf('\n\n');
+  const crlf = text.lastIndexOf('\r\n\r\n');
+  return Math.max(lf < 0 ? -1 : lf + 2, crlf < 0 ? -1 : crlf + 4);
+}
+
 /**
- * Where the last blank line ends, so the tail kept for `closeFinalEvent` stays one event long.
- * Only the text from `from` on is searched (a blank line ending there may start up to three
- * characters before it), so a long event arriving in many chunks is scanned once, not once per
- * chunk.
+ * The text after the last blank line of a stream read chunk by chunk, for `closeFinalEvent`.
+ * Each chunk is searched alone (with the few characters before it that a blank line may start
+ * in), and the pieces are joined only once at the end, so a 10 MB event costs one pass.
  */
-function findEventBoundary(text: string, from: number): number {
-  const start = Math.max(0, from - 3);
-  const lf = text.indexOf('\n\n', start) < 0 ? -1 : text.lastIndexOf('\n\n');
-  const crlf = text.indexOf('\r\n\r\n', start) < 0 ? -1 : text.lastIndexOf('\r\n\r\n');
-  return Math.max(lf < 0 || lf < start ? -1 : lf + 2, crlf < 0 || crlf < start ? -1 : crlf + 4);
+function createEventTail() {
+  let pieces: string[] = [];
+  let before = '';
+  return {
+    add(text: string): void {
+      const probe = before + text;
+      const boundary = findEventBoundary(probe);
+      if (boundary >= 0) pieces = [probe.slice(boundary)];
+      else pieces.push(text);
+      before = probe.slice(-3);
+    },
+    text: (): string => pieces.join(''),
+  };
 }
 
 function createAbortError(): DOMException {
@@ -79,7 +93,7 @@ function releaseBodyOnAbort(
   const reader = source.getReader();
   let isSettled = false;
   const decoder = new TextDecoder();
-  let tail = '';
+  const tail = createEventTail();
   const body = new ReadableStream<Uint8Array>({
     start(controller) {
       const onAbort = () => {
@@ -102,14 +116,11 @@ function releaseBodyOnAbort(
           // with CRLF framing, on a lone CR the parser holds back as half a line end). The SSE
           // parser then never dispatches it, and a complete answer whose last event said "done"
           // (Anthropic's message_stop) would look cut off. Close that event for the parser.
-          const closing = closeFinalEvent(tail + decoder.decode());
+          const closing = closeFinalEvent(tail.text() + decoder.decode());
           if (closing.length > 0) controller.enqueue(new TextEncoder().encode(closing));
           controller.close();
         } else {
-          const searchedUpTo = tail.length;
-          tail += decoder.decode(value, { stream: true });
-          const boundary = findEventBoundary(tail, searchedUpTo);
-          if (boundary > 0) tail = tail.slice(boundary);
+          tail.add(decoder.decode(value, { stream: true }));
           controller.enqueue(value);
         }
       } catch (error) {
