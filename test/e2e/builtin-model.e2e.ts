@@ -18,11 +18,11 @@ const MODEL_CACHE = 'transformers-cache';
 /** The tiny model's answer, token by token (its tokenizer has a merge for each of these). */
 const ANSWER_TOKENS = ['Hello', ' from', ' the', ' tiny', ' built', '-in', ' model', '.', ' '];
 /**
- * Tokens the model may add after Stop: the one under way when it came, plus pieces already on
- * their way to the page (the page shows them once per frame). At the tiny model's 100 tokens/s,
- * 10 tokens are 100 ms. A Stop that does not reach the model runs to the answer's token limit.
+ * Tokens an answer may gain after Stop: the one under way when it came, plus those already on
+ * their way to the page, which on a busy machine lags the worker by a few frames. A Stop that does
+ * not reach the model runs on to the answer's token limit, 384 tokens.
  */
-const TOKENS_AFTER_STOP = 10;
+const TOKENS_AFTER_STOP = 40;
 
 /** How many of the tiny model's tokens the shown answer holds. */
 function countAnswerTokens(shown: string): number {
@@ -58,7 +58,7 @@ test('with no provider, "Use the built-in model" downloads it and answers in the
   await builtin.expectChatReady();
 
   await chat.send('hello');
-  await chat.waitForLastAnswerToShow('Hello from the tiny built-in model.', 10_000);
+  await chat.waitForLastAnswerToShow('Hello from the tiny built-in model.', 20_000);
   const tokensAtStop = countAnswerTokens(await chat.stopReadingLastAnswer());
   await expect(page.getByRole('button', { name: 'Stop' })).toHaveCount(0);
   await expect(chat.lastAnswer()).toContainText('Stopped');
@@ -66,21 +66,26 @@ test('with no provider, "Use the built-in model" downloads it and answers in the
   expect(keptTokens).toBeGreaterThanOrEqual(tokensAtStop);
   expect(keptTokens).toBeLessThanOrEqual(tokensAtStop + TOKENS_AFTER_STOP);
 
-  // The generation worker answers at once, so it is idle (it reads no message while it computes),
-  // and the tokens it made are those kept, give or take the one under way when Stop came.
+  // Settings reads the storage meter when it opens: after the app's own offline copy is stored,
+  // which would otherwise grow the figure under the deletion below.
+  await waitForServiceWorker(page);
+
+  // The generation worker answers, so it is idle (it reads no message while it computes), and the
+  // tokens it made are those kept, give or take the ones under way when Stop came.
   await settings.open();
-  await expect(settings.status()).toContainText(/Runs with WebAssembly, \d+ threads? · last answer \d+ tokens, stopped · [\d.]+ tokens\/s/, {
-    timeout: 2_000,
-  });
+  await expect(settings.status()).toContainText(/Runs with WebAssembly, \d+ threads? · last answer \d+ tokens, stopped · [\d.]+ tokens\/s/);
   const madeTokens = Number(/last answer (\d+) tokens/.exec((await settings.status().textContent()) ?? '')?.[1]);
   expect(madeTokens).toBeGreaterThanOrEqual(keptTokens);
   expect(madeTokens).toBeLessThanOrEqual(tokensAtStop + TOKENS_AFTER_STOP);
 
-  // Deleting the files unloads the model and removes them from the browser's cache.
+  // Deleting the files unloads the model and frees their space: the storage meter drops.
+  await expect.poll(() => settings.storageUsed()).toBeGreaterThan(0);
+  const usedBefore = await settings.storageUsed();
   await settings.deleteFiles();
   await expect(settings.section()).toContainText('The model files were deleted.');
   await expect(settings.status()).toContainText('Not loaded yet');
   expect(await listModelCache(page)).toEqual([]);
+  await expect.poll(() => settings.storageUsed()).toBeLessThan(usedBefore);
 });
 
 test('the built-in model answers offline after a reload, from the browser cache, and stops there at once too', async ({ page, context, llm }) => {
@@ -97,7 +102,7 @@ test('the built-in model answers offline after a reload, from the browser cache,
   await context.setOffline(true);
   await page.reload();
   await chat.send('hello, offline');
-  await chat.waitForLastAnswerToShow('Hello from the tiny built-in model.', 10_000);
+  await chat.waitForLastAnswerToShow('Hello from the tiny built-in model.', 20_000);
   const tokensAtStop = countAnswerTokens(await chat.stopReadingLastAnswer());
   await expect(chat.lastAnswer()).toContainText('Stopped');
   expect(countAnswerTokens((await chat.lastAnswer().textContent()) ?? '')).toBeLessThanOrEqual(tokensAtStop + TOKENS_AFTER_STOP);

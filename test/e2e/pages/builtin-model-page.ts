@@ -50,4 +50,9 @@ export class BuiltinModelSettingsPage {
   async deleteFiles(): Promise<void> {
     await this.section().getByRole('button', { name: 'Delete the model files' }).click();
   }
+
+  /** The storage meter's reading: the share of the quota in use. */
+  async storageUsed(): Promise<number> {
+    return Number(await this.page.getByRole('meter').getAttribute('value'));
+  }
 }
