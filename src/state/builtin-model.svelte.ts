@@ -104,13 +104,15 @@ export class BuiltinModelState {
   }
 }
 
-/** "WebAssembly, 2 threads · last answer 13.6 tokens/s, first token after 1.2 s" */
+/** "Runs with WebAssembly, 2 threads · last answer 40 tokens, stopped · 13.6 tokens/s · first token after 1.2 s." */
 export function describeGenerationStatus(status: GenerationStatus | null): string {
   if (status === null || status.runtime === null) return 'Not loaded yet: it starts with the first answer.';
   const parts = [`Runs with ${status.runtime}`];
   const last = status.last;
   if (last !== null) {
-    if (last.tokensPerSecond !== null) parts.push(`last answer ${last.tokensPerSecond.toFixed(1)} tokens/s`);
+    const ending = last.finishReason === 'stopped' ? ', stopped' : last.finishReason === 'length' ? ', cut at the token limit' : '';
+    parts.push(`last answer ${last.outputTokens} tokens${ending}`);
+    if (last.tokensPerSecond !== null) parts.push(`${last.tokensPerSecond.toFixed(1)} tokens/s`);
     parts.push(`first token after ${(last.timeToFirstTokenMs / 1000).toFixed(1)} s`);
     if (last.reusedPromptTokens > 0) parts.push(`${last.reusedPromptTokens} of ${last.promptTokens} prompt tokens reused`);
   }

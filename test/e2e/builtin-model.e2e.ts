@@ -1,6 +1,6 @@
 import type { Page } from '@playwright/test';
 import { expect, test } from './fixtures';
-import { BuiltinModelPage } from './pages/builtin-model-page';
+import { BuiltinModelPage, BuiltinModelSettingsPage } from './pages/builtin-model-page';
 import { ChatPage } from './pages/chat-page';
 import { OnboardingPage } from './pages/onboarding-page';
 import { waitForServiceWorker } from './support/service-worker';
@@ -9,24 +9,43 @@ import { waitForServiceWorker } from './support/service-worker';
  * The built-in model end to end in Chromium: no provider, one click, and an answer computed in
  * the browser by transformers.js in the generation worker. The model is the tiny generated one
  * (test/fixtures/models/carrel/tiny-chat), served by the mock server as a self-hosted folder; it
- * answers "Hello from the tiny built-in model. " over and over until stopped.
+ * answers "Hello from the tiny built-in model. " over and over and never ends on its own, so an
+ * answer that ends early was ended by Stop.
  */
 const TINY_CHAT = 'carrel/tiny-chat';
 /** Where transformers.js looks for model files, and where the download puts them. */
 const MODEL_CACHE = 'transformers-cache';
+/** The tiny model's answer, token by token (its tokenizer has a merge for each of these). */
+const ANSWER_TOKENS = ['Hello', ' from', ' the', ' tiny', ' built', '-in', ' model', '.', ' '];
+/**
+ * Tokens an answer may gain after Stop: the one under way when it came, plus those already on
+ * their way to the page, which on a busy machine lags the worker by a few frames. A Stop that does
+ * not reach the model runs on to the answer's token limit, 384 tokens.
+ */
+const TOKENS_AFTER_STOP = 40;
+
+/** How many of the tiny model's tokens the shown answer holds. */
+function countAnswerTokens(shown: string): number {
+  let offset = shown.indexOf('Hello');
+  let count = 0;
+  while (offset >= 0) {
+    const token = ANSWER_TOKENS[count % ANSWER_TOKENS.length] ?? '';
+    if (!shown.startsWith(token, offset)) break;
+    offset += token.length;
+    count += 1;
+  }
+  return count;
+}
 
 async function listModelCache(page: Page): Promise<string[]> {
   return page.evaluate(async (name) => (await (await caches.open(name)).keys()).map((request) => request.url), MODEL_CACHE);
 }
 
-test('with no provider, "Use the built-in model" downloads it and answers in the browser, then offline after a reload', async ({ page, context, llm }) => {
-  // A model load and ONNX Runtime's WebAssembly compile, twice (before and after the reload), on
-  // a busy two-core machine.
-  test.setTimeout(90_000);
-  const onboarding = new OnboardingPage(page);
+test('with no provider, "Use the built-in model" downloads it and answers in the browser; Stop ends the answer at once, keeping its text, and Settings shows how it ran', async ({ page, llm }) => {
   const builtin = new BuiltinModelPage(page);
   const chat = new ChatPage(page);
-  await onboarding.open();
+  const settings = new BuiltinModelSettingsPage(page);
+  await new OnboardingPage(page).open();
   await expect(builtin.section()).toContainText('410 MB');
   await expect(builtin.section()).toContainText('Apache-2.0');
   await builtin.useFolder(`${llm.url}/models`, TINY_CHAT);
@@ -40,26 +59,55 @@ test('with no provider, "Use the built-in model" downloads it and answers in the
 
   await chat.send('hello');
   await chat.waitForLastAnswerToShow('Hello from the tiny built-in model.', 20_000);
-  await chat.stop();
+  const tokensAtStop = countAnswerTokens(await chat.stopReadingLastAnswer());
   await expect(page.getByRole('button', { name: 'Stop' })).toHaveCount(0);
-  const kept = (await chat.lastAnswer().textContent()) ?? '';
-  expect(kept).toContain('Hello from the tiny built-in model.');
+  await expect(chat.lastAnswer()).toContainText('Stopped');
+  const keptTokens = countAnswerTokens((await chat.lastAnswer().textContent()) ?? '');
+  expect(keptTokens).toBeGreaterThanOrEqual(tokensAtStop);
+  expect(keptTokens).toBeLessThanOrEqual(tokensAtStop + TOKENS_AFTER_STOP);
 
-  // Offline, after a reload: the stopped answer is still there and the model answers again from
-  // the browser's cache, with no request to the folder.
+  // Settings reads the storage meter when it opens: after the app's own offline copy is stored,
+  // which would otherwise grow the figure under the deletion below.
+  await waitForServiceWorker(page);
+
+  // The generation worker answers, so it is idle (it reads no message while it computes), and the
+  // tokens it made are those kept, give or take the ones under way when Stop came.
+  await settings.open();
+  await expect(settings.status()).toContainText(/Runs with WebAssembly, \d+ threads? · last answer \d+ tokens, stopped · [\d.]+ tokens\/s/);
+  const madeTokens = Number(/last answer (\d+) tokens/.exec((await settings.status().textContent()) ?? '')?.[1]);
+  expect(madeTokens).toBeGreaterThanOrEqual(keptTokens);
+  expect(madeTokens).toBeLessThanOrEqual(tokensAtStop + TOKENS_AFTER_STOP);
+
+  // Deleting the files unloads the model and frees their space: the storage meter drops.
+  await expect.poll(() => settings.storageUsed()).toBeGreaterThan(0);
+  const usedBefore = await settings.storageUsed();
+  await settings.deleteFiles();
+  await expect(settings.section()).toContainText('The model files were deleted.');
+  await expect(settings.status()).toContainText('Not loaded yet');
+  expect(await listModelCache(page)).toEqual([]);
+  await expect.poll(() => settings.storageUsed()).toBeLessThan(usedBefore);
+});
+
+test('the built-in model answers offline after a reload, from the browser cache, and stops there at once too', async ({ page, context, llm }) => {
+  const builtin = new BuiltinModelPage(page);
+  const chat = new ChatPage(page);
+  await new OnboardingPage(page).open();
+  await builtin.useFolder(`${llm.url}/models`, TINY_CHAT);
+  await builtin.use();
+  await builtin.expectChatReady();
+  expect(await listModelCache(page)).toEqual(expect.arrayContaining([`${llm.url}/models/${TINY_CHAT}/onnx/model_quantized.onnx`]));
+
   const served = llm.models.served().length;
   await waitForServiceWorker(page);
   await context.setOffline(true);
   await page.reload();
-  await expect(chat.lastAnswer()).toContainText('Hello from the tiny built-in model.');
-  await chat.send('and again?');
+  await chat.send('hello, offline');
   await chat.waitForLastAnswerToShow('Hello from the tiny built-in model.', 20_000);
-  await chat.stop();
-  await expect(chat.answers()).toHaveCount(2);
+  const tokensAtStop = countAnswerTokens(await chat.stopReadingLastAnswer());
+  await expect(chat.lastAnswer()).toContainText('Stopped');
+  expect(countAnswerTokens((await chat.lastAnswer().textContent()) ?? '')).toBeLessThanOrEqual(tokensAtStop + TOKENS_AFTER_STOP);
   expect(llm.models.served().length).toBe(served);
   await context.setOffline(false);
-
-  expect(await listModelCache(page)).toEqual(expect.arrayContaining([`${llm.url}/models/${TINY_CHAT}/onnx/model_quantized.onnx`]));
 
   // The suite checks that no other origin's replies are cached: this model's copy goes now.
   await page.evaluate((name) => caches.delete(name), MODEL_CACHE);

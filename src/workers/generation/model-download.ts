@@ -45,10 +45,30 @@ export function modelFileUrlOf(model: LocalModelRef, file: string): string {
 /** A URL of its own (Cache Storage ignores `#fragments`, so `<url>#part-0` would be `<url>`). */
 const partKey = (url: string, index: number): string => `${url}.carrel-part-${index}`;
 
+/**
+ * Whether `url` is in the cache, asked without opening its body: a Response or Blob read from the
+ * cache keeps its entry's space in use after the entry is deleted, until it is garbage-collected.
+ */
+async function isCached(cache: Cache, url: string): Promise<boolean> {
+  return (await cache.keys(url)).length > 0;
+}
+
+/** A cached file's size, from the header the download stored, else by reading it into memory. */
+async function readCachedSize(cache: Cache, url: string): Promise<number | null> {
+  const cached = await cache.match(url);
+  if (cached === undefined) return null;
+  const length = Number(cached.headers.get('content-length'));
+  if (Number.isFinite(length) && length > 0) {
+    await cached.body?.cancel();
+    return length;
+  }
+  return (await cached.arrayBuffer()).byteLength;
+}
+
 export async function isModelDownloaded(model: LocalModelRef): Promise<boolean> {
   if (typeof caches === 'undefined') return false;
   const cache = await caches.open(TRANSFORMERS_CACHE_NAME);
-  const found = await Promise.all(listModelFiles(model.modelId).map(async (file) => (await cache.match(modelFileUrlOf(model, file))) !== undefined));
+  const found = await Promise.all(listModelFiles(model.modelId).map((file) => isCached(cache, modelFileUrlOf(model, file))));
   return found.every(Boolean);
 }
 
@@ -106,9 +126,9 @@ export async function downloadModel(
   const sizes = new Map<string, number>();
   for (const file of files) {
     const url = modelFileUrlOf(model, file);
-    const cached = await cache.match(url);
-    if (cached !== undefined) {
-      sizes.set(file, (await cached.blob()).size);
+    const cachedSize = await readCachedSize(cache, url);
+    if (cachedSize !== null) {
+      sizes.set(file, cachedSize);
       continue;
     }
     const size = await readSize(url, signal);
@@ -123,7 +143,7 @@ export async function downloadModel(
   for (const file of files) {
     const url = modelFileUrlOf(model, file);
     const size = sizes.get(file) ?? 0;
-    if ((await cache.match(url)) !== undefined) {
+    if (await isCached(cache, url)) {
       loadedBytes += size;
       report(file);
       continue;

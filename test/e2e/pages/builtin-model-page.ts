@@ -29,3 +29,30 @@ export class BuiltinModelPage {
     await expect(this.page.getByLabel('Message', { exact: true })).toBeVisible({ timeout: 15_000 });
   }
 }
+
+/** Settings › Built-in model: how it runs, the last answer's figures, and deleting its files. */
+export class BuiltinModelSettingsPage {
+  constructor(readonly page: Page) {}
+
+  async open(): Promise<void> {
+    // A hash change, not a load: the generation worker asked for its status is the one that answered.
+    await this.page.evaluate(() => (location.hash = '#/settings'));
+  }
+
+  section(): Locator {
+    return this.page.getByRole('region', { name: 'Built-in model' });
+  }
+
+  status(): Locator {
+    return this.page.getByTestId('builtin-status');
+  }
+
+  async deleteFiles(): Promise<void> {
+    await this.section().getByRole('button', { name: 'Delete the model files' }).click();
+  }
+
+  /** The storage meter's reading: the share of the quota in use. */
+  async storageUsed(): Promise<number> {
+    return Number(await this.page.getByRole('meter').getAttribute('value'));
+  }
+}

@@ -21,6 +21,21 @@ export class ChatPage {
     await this.page.getByRole('button', { name: 'Stop' }).click();
   }
 
+  /**
+   * Presses Stop in the same moment as it reads the last answer, for tests that count what an
+   * answer gained after Stop; returns the text read.
+   */
+  async stopReadingLastAnswer(): Promise<string> {
+    return this.page.evaluate(() => {
+      const answers = document.querySelectorAll('[data-testid="assistant-message"]');
+      const text = answers[answers.length - 1]?.textContent ?? '';
+      const stop = [...document.querySelectorAll('button')].find((button) => button.getAttribute('aria-label') === 'Stop' || button.textContent?.trim() === 'Stop');
+      if (stop === undefined) throw new Error('No Stop button');
+      stop.click();
+      return text;
+    });
+  }
+
   userMessages(): Locator {
     return this.page.getByTestId('user-message');
   }

@@ -19,7 +19,8 @@ function installCaches(): Map<string, Blob> {
     },
     put: async (request: RequestInfo | URL, response: Response) => void entries.set(key(request), await response.blob()),
     delete: (request: RequestInfo | URL) => Promise.resolve(entries.delete(key(request))),
-    keys: () => Promise.resolve([...entries.keys()].map((url) => new Request(url))),
+    keys: (request?: RequestInfo | URL) =>
+      Promise.resolve([...entries.keys()].filter((url) => request === undefined || url === key(request)).map((url) => new Request(url))),
   };
   vi.stubGlobal('caches', { open: () => Promise.resolve(cache) });
   return entries;
