@@ -58,6 +58,29 @@ test.describe('a first chat', () => {
     await expect(page.getByTestId('screen-title')).toHaveText(title);
   });
 
+  test('the skipped-messages note counts the questions and answers the request leaves out', async ({ page, chat, llm }) => {
+    const agents = new AgentsPage(page);
+    await agents.open();
+    await agents.create({ name: 'Brief', prompt: 'Be brief.', strategy: { label: 'Last messages', fields: { 'Messages kept': '4' } } });
+    await chat.newChat();
+    await page.getByLabel('Agent').selectOption({ label: 'Brief' });
+    // The first question carries a file: with it the question is one message of the chat.
+    await page.getByLabel('Attach files to the message').setInputFiles({ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('The kettle is on.') });
+    await expect(page.getByTestId('attachment-chip')).toHaveAttribute('data-status', 'ready');
+    const questions = ['first question', 'second question', 'third question', 'fourth question'];
+    for (const question of questions) {
+      llm.clearRequests();
+      await chat.send(question);
+      await expect(chat.lastAnswer()).toContainText(`You said: ${question}`);
+    }
+    const request = await llm.waitForRequest((recorded) => recorded.provider === 'openai' && JSON.stringify(recorded.body).includes('fourth question'));
+    const body = JSON.stringify(request.body);
+    const chatMessages = questions.slice(0, -1).flatMap((question) => [question, `You said: ${question}`]);
+    const leftOut = chatMessages.filter((text) => !body.includes(`"${text}"`));
+    expect(leftOut.length).toBeGreaterThan(0);
+    expect(body).toContain(`[Skipped ${leftOut.length} earlier ${leftOut.length === 1 ? 'message' : 'messages'} of this conversation.]`);
+  });
+
   test("a project's default agent applies at once, and leaving the project restores the default", async ({ page, chat }) => {
     const agents = new AgentsPage(page);
     await agents.open();
