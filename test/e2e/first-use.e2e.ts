@@ -150,6 +150,30 @@ for (const size of WIDTHS) {
 }
 
 for (const size of WIDTHS) {
+  test(`a sent question shows its files as chips that open the file (${size.name})`, async ({ page, chat, llm }) => {
+    await page.setViewportSize({ width: size.width, height: size.height });
+    await new OnboardingPage(page).connectCustom({ baseUrl: `${llm.url}/v1`, model: 'gpt-4o-mini' });
+    // A long name with a direction override: shown escaped, cut short, never wider than the screen.
+    const name = 'quarterly-report-for-the-whole-team-2026\u202Efdp.txt';
+    await page.getByLabel('Attach files to the message').setInputFiles({ name, mimeType: 'text/plain', buffer: Buffer.from('The kettle is on.') });
+    // The first file starts the ingest worker.
+    await expect(page.getByTestId('attachment-chip')).toHaveAttribute('data-status', 'ready', { timeout: 10_000 });
+    await chat.send('What does the file say?');
+    await expect(chat.lastAnswer()).toHaveAttribute('data-status', 'complete');
+
+    const chip = page.getByTestId('message-attachment');
+    await expect(chip).toHaveCount(1);
+    await expect(chip).toContainText('quarterly-report-for-the-whole-team-2026[U+202E]fdp.txt');
+    await expect(chip).toContainText(/\d+ tokens/);
+    const box = await chip.boundingBox();
+    expect(box).not.toBeNull();
+    expect((box?.x ?? 0) + (box?.width ?? 0)).toBeLessThanOrEqual(size.width);
+    expect(box?.height ?? 0).toBeLessThan(40);
+    await chip.click();
+    const viewer = page.getByTestId('file-viewer');
+    await expect(viewer).toContainText('The kettle is on.');
+  });
+
   test(`the composer shows the draft and context figures from the start (${size.name})`, async ({ page, llm }) => {
     await page.setViewportSize({ width: size.width, height: size.height });
     await new OnboardingPage(page).connectCustom({ baseUrl: `${llm.url}/v1`, model: 'gpt-4o-mini' });
