@@ -2,8 +2,10 @@ import { expect, test } from './fixtures';
 import AxeBuilder from '@axe-core/playwright';
 import type { Locator, Page } from '@playwright/test';
 import { AgentsPage } from './pages/agents-page';
+import { InspectorPage } from './pages/inspector-page';
 import { OnboardingPage } from './pages/onboarding-page';
 import { ProjectPage } from './pages/project-page';
+import { ShellPage } from './pages/shell-page';
 
 /** What a first-time user meets, at a phone's width and at a desktop's. */
 const WIDTHS = [
@@ -94,6 +96,27 @@ test.describe('a first chat', () => {
     await chat.newChat();
     await expect(page.getByTestId('new-chat-project')).toBeHidden();
     await expect(agentPicker.locator('option:checked')).toHaveText('Default');
+  });
+
+  test("before the first message the inspector shows the project's instructions, its agent's prompt and the attached file", async ({ page }) => {
+    const agents = new AgentsPage(page);
+    await agents.open();
+    await agents.create({ name: 'Researcher', prompt: 'Cite your sources carefully.' });
+    const project = new ProjectPage(page);
+    await project.create('Thesis');
+    await project.settingsForm().getByLabel('Default agent').selectOption({ label: 'Researcher' });
+    await project.setInstructions('Write for a thesis committee.');
+    await project.startChat();
+    await page.getByLabel('Attach files to the message').setInputFiles({ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('The kettle is on.') });
+    await expect(page.getByTestId('attachment-chip')).toHaveAttribute('data-status', 'ready', { timeout: 10_000 });
+    await page.getByLabel('Message', { exact: true }).fill('Summarise my notes.');
+    await new ShellPage(page).openPanel();
+    const inspector = new InspectorPage(page);
+    await inspector.show('Next request');
+    await expect(inspector.root).toContainText('Cite your sources carefully.');
+    await expect(inspector.root).toContainText('Write for a thesis committee.');
+    await expect(inspector.root).toContainText('The kettle is on.');
+    await expect(inspector.root).toContainText('Summarise my notes.');
   });
 
   test("the sidebar's New chat starts outside any project, or in the project being viewed", async ({ page, chat }) => {
