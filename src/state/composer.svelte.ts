@@ -1,4 +1,4 @@
-import type { Agent, AgentId, ModelRef, Project, Session, SessionId } from '../core/model';
+import type { Agent, AgentId, Attachment, ModelRef, Project, ProjectId, Session, SessionId } from '../core/model';
 import type { SessionStore } from '../core/ports';
 import type { AgentClient } from '../workers/agent/agent.client';
 import type { AssembledContext, WorkerError } from '../workers/agent/agent.api';
@@ -40,6 +40,10 @@ export class ComposerState {
   previewError = $state<WorkerError | null>(null);
   isOnline = $state(typeof navigator === 'undefined' ? true : navigator.onLine);
   private sessionId: SessionId | null = null;
+  /** The project a new chat starts in (an open chat has its own). */
+  private projectId: ProjectId | null = null;
+  /** The files attached in the composer, sent with the draft. */
+  private attachments: Attachment[] = [];
   /** The open chat's id, or `new:<project id>` for a new chat (in a project or not). */
   private target: string | null = null;
   private countTimer: ReturnType<typeof setTimeout> | undefined;
@@ -77,6 +81,7 @@ export class ComposerState {
     const isNewTarget = target !== this.target;
     this.target = target;
     this.sessionId = session?.id ?? null;
+    this.projectId = session ? null : (newChatProject?.id ?? null);
     const keep = (models: readonly ModelRef[]) => models.filter((m) => available.some((a) => sameModel(a, m)));
     let candidates = this.models;
     if (isNewTarget) {
@@ -99,6 +104,12 @@ export class ComposerState {
   setDraft(text: string): void {
     this.draft = text;
     this.countDraft();
+    this.schedulePreview();
+  }
+
+  /** The composer's attached files changed: the preview carries them as the message will. */
+  setAttachments(attachments: Attachment[]): void {
+    this.attachments = attachments;
     this.schedulePreview();
   }
 
@@ -157,7 +168,9 @@ export class ComposerState {
         sessionId: this.sessionId,
         model: { providerId: model.providerId, modelId: model.modelId },
         text: this.draft,
+        attachments: this.attachments,
         agentId: this.agentId,
+        projectId: this.projectId,
       });
       if (token !== this.previewToken) return;
       this.preview = result.ok ? result.value : null;

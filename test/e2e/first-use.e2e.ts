@@ -2,8 +2,10 @@ import { expect, test } from './fixtures';
 import AxeBuilder from '@axe-core/playwright';
 import type { Locator, Page } from '@playwright/test';
 import { AgentsPage } from './pages/agents-page';
+import { InspectorPage } from './pages/inspector-page';
 import { OnboardingPage } from './pages/onboarding-page';
 import { ProjectPage } from './pages/project-page';
+import { ShellPage } from './pages/shell-page';
 
 /** What a first-time user meets, at a phone's width and at a desktop's. */
 const WIDTHS = [
@@ -58,6 +60,29 @@ test.describe('a first chat', () => {
     await expect(page.getByTestId('screen-title')).toHaveText(title);
   });
 
+  test('the skipped-messages note counts the questions and answers the request leaves out', async ({ page, chat, llm }) => {
+    const agents = new AgentsPage(page);
+    await agents.open();
+    await agents.create({ name: 'Brief', prompt: 'Be brief.', strategy: { label: 'Last messages', fields: { 'Messages kept': '4' } } });
+    await chat.newChat();
+    await page.getByLabel('Agent').selectOption({ label: 'Brief' });
+    // The first question carries a file: with it the question is one message of the chat.
+    await page.getByLabel('Attach files to the message').setInputFiles({ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('The kettle is on.') });
+    await expect(page.getByTestId('attachment-chip')).toHaveAttribute('data-status', 'ready');
+    const questions = ['first question', 'second question', 'third question', 'fourth question'];
+    for (const question of questions) {
+      llm.clearRequests();
+      await chat.send(question);
+      await expect(chat.lastAnswer()).toContainText(`You said: ${question}`);
+    }
+    const request = await llm.waitForRequest((recorded) => recorded.provider === 'openai' && JSON.stringify(recorded.body).includes('fourth question'));
+    const body = JSON.stringify(request.body);
+    const chatMessages = questions.slice(0, -1).flatMap((question) => [question, `You said: ${question}`]);
+    const leftOut = chatMessages.filter((text) => !body.includes(`"${text}"`));
+    expect(leftOut.length).toBeGreaterThan(0);
+    expect(body).toContain(`[Skipped ${leftOut.length} earlier ${leftOut.length === 1 ? 'message' : 'messages'} of this conversation.]`);
+  });
+
   test("a project's default agent applies at once, and leaving the project restores the default", async ({ page, chat }) => {
     const agents = new AgentsPage(page);
     await agents.open();
@@ -71,6 +96,27 @@ test.describe('a first chat', () => {
     await chat.newChat();
     await expect(page.getByTestId('new-chat-project')).toBeHidden();
     await expect(agentPicker.locator('option:checked')).toHaveText('Default');
+  });
+
+  test("before the first message the inspector shows the project's instructions, its agent's prompt and the attached file", async ({ page }) => {
+    const agents = new AgentsPage(page);
+    await agents.open();
+    await agents.create({ name: 'Researcher', prompt: 'Cite your sources carefully.' });
+    const project = new ProjectPage(page);
+    await project.create('Thesis');
+    await project.settingsForm().getByLabel('Default agent').selectOption({ label: 'Researcher' });
+    await project.setInstructions('Write for a thesis committee.');
+    await project.startChat();
+    await page.getByLabel('Attach files to the message').setInputFiles({ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('The kettle is on.') });
+    await expect(page.getByTestId('attachment-chip')).toHaveAttribute('data-status', 'ready', { timeout: 10_000 });
+    await page.getByLabel('Message', { exact: true }).fill('Summarise my notes.');
+    await new ShellPage(page).openPanel();
+    const inspector = new InspectorPage(page);
+    await inspector.show('Next request');
+    await expect(inspector.root).toContainText('Cite your sources carefully.');
+    await expect(inspector.root).toContainText('Write for a thesis committee.');
+    await expect(inspector.root).toContainText('The kettle is on.');
+    await expect(inspector.root).toContainText('Summarise my notes.');
   });
 
   test("the sidebar's New chat starts outside any project, or in the project being viewed", async ({ page, chat }) => {
@@ -127,6 +173,30 @@ for (const size of WIDTHS) {
 }
 
 for (const size of WIDTHS) {
+  test(`a sent question shows its files as chips that open the file (${size.name})`, async ({ page, chat, llm }) => {
+    await page.setViewportSize({ width: size.width, height: size.height });
+    await new OnboardingPage(page).connectCustom({ baseUrl: `${llm.url}/v1`, model: 'gpt-4o-mini' });
+    // A long name with a direction override: shown escaped, cut short, never wider than the screen.
+    const name = 'quarterly-report-for-the-whole-team-2026\u202Efdp.txt';
+    await page.getByLabel('Attach files to the message').setInputFiles({ name, mimeType: 'text/plain', buffer: Buffer.from('The kettle is on.') });
+    // The first file starts the ingest worker.
+    await expect(page.getByTestId('attachment-chip')).toHaveAttribute('data-status', 'ready', { timeout: 10_000 });
+    await chat.send('What does the file say?');
+    await expect(chat.lastAnswer()).toHaveAttribute('data-status', 'complete');
+
+    const chip = page.getByTestId('message-attachment');
+    await expect(chip).toHaveCount(1);
+    await expect(chip).toContainText('quarterly-report-for-the-whole-team-2026[U+202E]fdp.txt');
+    await expect(chip).toContainText(/\d+ tokens/);
+    const box = await chip.boundingBox();
+    expect(box).not.toBeNull();
+    expect((box?.x ?? 0) + (box?.width ?? 0)).toBeLessThanOrEqual(size.width);
+    expect(box?.height ?? 0).toBeLessThan(40);
+    await chip.click();
+    const viewer = page.getByTestId('file-viewer');
+    await expect(viewer).toContainText('The kettle is on.');
+  });
+
   test(`the composer shows the draft and context figures from the start (${size.name})`, async ({ page, llm }) => {
     await page.setViewportSize({ width: size.width, height: size.height });
     await new OnboardingPage(page).connectCustom({ baseUrl: `${llm.url}/v1`, model: 'gpt-4o-mini' });

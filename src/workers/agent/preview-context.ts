@@ -12,7 +12,9 @@ import {
   asMessageId,
   asProjectId,
   asSessionId,
+  attachmentSchema,
   modelRefSchema,
+  type Attachment,
   type ChatMessageSimple,
   type ModelInfo,
   type Project,
@@ -29,6 +31,8 @@ export const previewContextRequestSchema = z.object({
   model: modelRefSchema,
   /** The draft in the composer; it becomes the newest user message of the preview. */
   text: z.string().default(''),
+  /** The files attached in the composer: the draft carries them as the message will. */
+  attachments: z.array(attachmentSchema).default([]),
   /** The agent a new chat would take (an open chat uses its own). */
   agentId: z.string().min(1).nullable().optional(),
   projectId: z.string().min(1).nullable().optional(),
@@ -72,7 +76,7 @@ export async function previewContext(raw: unknown, deps: PreviewContextDeps): Pr
     }
   } else {
     const history = session?.currentLeafId ? await deps.messages.loadChain(session.currentLeafId) : [];
-    chain = [...history, draftMessage(request.text, session?.id ?? null, history.at(-1)?.id ?? null, deps)];
+    chain = [...history, draftMessage(request.text, request.attachments, session?.id ?? null, history.at(-1)?.id ?? null, deps)];
   }
 
   const agentId = session ? session.agentId : (request.agentId ?? null);
@@ -102,6 +106,7 @@ export async function previewContext(raw: unknown, deps: PreviewContextDeps): Pr
 
 function draftMessage(
   text: string,
+  attachments: Attachment[],
   sessionId: string | null,
   parentId: ChatMessageSimple['id'] | null,
   deps: Pick<PreviewContextDeps, 'tokens' | 'clock'>,
@@ -114,7 +119,7 @@ function draftMessage(
     role: 'user',
     text,
     textTokenCount: deps.tokens.count(text),
-    attachments: [],
+    attachments,
     isPinned: false,
     isExcluded: false,
     createdAt: now,

@@ -38,7 +38,33 @@ export interface MarkerLedger {
   place(): PlacedMarkers[];
 }
 
-/** A run of dropped conversation blocks: first and last block index, messages it held. */
+/**
+ * The stored chat message each conversation block belongs to (its blocks are next to each
+ * other: a user message's files then its text, an answer's steps), as a group number per block,
+ * and how many blocks each group has. The marker counts chat messages, not the blocks or wire
+ * messages they render to, so "Skipped 6" means six questions and answers of the chat are not
+ * sent, whatever the provider's wire format (some merge a file with its question, some split a
+ * step's tool results). A message of which any block is sent is not counted.
+ */
+function groupByMessage(blocks: readonly Block[]): { groupOf: number[]; sizes: number[] } {
+  const groupOf = blocks.map(() => -1);
+  const sizes: number[] = [];
+  let previous: Block | undefined;
+  blocks.forEach((block, index) => {
+    if (!block.isConversation) return;
+    const isSameMessage =
+      previous !== undefined &&
+      block.sourceId !== undefined &&
+      previous.sourceId === block.sourceId;
+    if (!isSameMessage) sizes.push(0);
+    groupOf[index] = sizes.length - 1;
+    sizes[sizes.length - 1] = (sizes.at(-1) ?? 0) + 1;
+    previous = block;
+  });
+  return { groupOf, sizes };
+}
+
+/** A run of dropped conversation blocks: first and last block index, chat messages it held. */
 interface Run {
   start: number;
   end: number;
@@ -60,12 +86,23 @@ export function createMarkerLedger(
   /** Indexes of dropped blocks that carry files, ascending: the note lists their files in order. */
   const fileBlocks: number[] = [];
   const canReadFiles = env.input.tools.some((tool) => tool.name === READ_FILE_TOOL_NAME);
+  const { groupOf, sizes } = groupByMessage(blocks);
+  const droppedOfGroup = sizes.map(() => 0);
+  /** Records a dropped block; 1 when it was the last sent block of its message, else 0. */
+  const completeMessage = (index: number): number => {
+    const group = groupOf[index] ?? -1;
+    if (group < 0) return 0;
+    droppedOfGroup[group] = (droppedOfGroup[group] ?? 0) + 1;
+    return droppedOfGroup[group] === sizes[group] ? 1 : 0;
+  };
   let skippedTokens = 0;
   let note: ContextMessage | null = null;
   let isNoteStale = true;
 
   const priceText = (text: string): number => env.meter.priceMessage(env.meter.countText(text));
-  const skippedCost = (run: Run): number => priceText(describeSkipped(run.count));
+  // A run of files alone (their question is sent) is told by the forgotten-files note only.
+  const skippedCost = (run: Run): number =>
+    run.count === 0 ? 0 : priceText(describeSkipped(run.count));
   const addRun = (run: Run): void => {
     runsByStart.set(run.start, run);
     runsByEnd.set(run.end, run);
@@ -117,9 +154,9 @@ export function createMarkerLedger(
     }
     if (open) {
       open.end = index;
-      open.count += block.messageCount;
+      open.count += completeMessage(index);
     } else {
-      open = { start: index, end: index, count: block.messageCount };
+      open = { start: index, end: index, count: completeMessage(index) };
     }
     addFiles(index, block);
   }
@@ -137,13 +174,14 @@ export function createMarkerLedger(
       addRun({
         start: before?.start ?? index,
         end: after?.end ?? index,
-        count: (before?.count ?? 0) + block.messageCount + (after?.count ?? 0),
+        count: (before?.count ?? 0) + completeMessage(index) + (after?.count ?? 0),
       });
       addFiles(index, block);
     },
     place() {
       const runs = [...runsByStart.values()].sort((a, b) => a.start - b.start);
       const placed = runs.map((run): PlacedMarkers => {
+        if (run.count === 0) return { beforeIndex: run.start, messages: [] };
         const text = describeSkipped(run.count);
         return {
           beforeIndex: run.start,
@@ -154,7 +192,7 @@ export function createMarkerLedger(
       });
       const forgotten = currentNote();
       if (forgotten) placed[0]?.messages.push(forgotten);
-      return placed;
+      return placed.filter((markers) => markers.messages.length > 0);
     },
   };
 }

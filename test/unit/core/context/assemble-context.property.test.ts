@@ -230,6 +230,18 @@ describe('assembleContext properties', () => {
             expect(position.get(item.sourceId ?? '') ?? -1).toBeLessThanOrEqual(oldestKept);
         }
 
+        // The skipped markers count the chat's messages that are not sent at all (a question
+        // with its files is one message, an answer with all its steps is one).
+        const skippedCount = messages
+          .filter((item) => item.kind === 'skipped')
+          .reduce((total, item) => {
+            const text = typeof item.message.content === 'string' ? item.message.content : '';
+            return total + Number(/Skipped (\d+)/.exec(text)?.[1] ?? Number.NaN);
+          }, 0);
+        const sentIds = new Set(messages.map((item) => item.sourceId));
+        const leftOut = chain.filter((message) => !message.isExcluded && !sentIds.has(message.id));
+        expect(skippedCount).toBe(leftOut.length);
+
         // The newest user message is present; excluded messages never are; pinned ones always are.
         const sent = new Set(messages.map((item) => item.sourceId));
         expect(sent.has(newestUser?.id)).toBe(true);

@@ -35,8 +35,27 @@ function placeMarkersFromScratch(
   const price = (text: string): number => env.meter.priceMessage(env.meter.countText(text));
   let runStart = -1;
   let runCount = 0;
+  // A chat message is skipped when none of its blocks (next to each other, one source) is kept.
+  const conversation = blocks.flatMap((block, index) => (block.isConversation ? [index] : []));
+  const isWholeMessageDropped = (index: number): boolean => {
+    const at = conversation.indexOf(index);
+    const next = blocks[conversation[at + 1] ?? -1];
+    const source = blocks[index]?.sourceId;
+    if (source !== undefined && next?.sourceId === source) return false;
+    for (let back = at; back >= 0; back--) {
+      const other = conversation[back] ?? -1;
+      if (back < at && (source === undefined || blocks[other]?.sourceId !== source)) break;
+      if (kept[other] === true) return false;
+    }
+    return true;
+  };
   const closeRun = (): void => {
     if (runStart < 0) return;
+    if (runCount === 0) {
+      placed.push({ beforeIndex: runStart, messages: [] });
+      runStart = -1;
+      return;
+    }
     const text = describeSkipped(runCount);
     placed.push({
       beforeIndex: runStart,
@@ -51,7 +70,7 @@ function placeMarkersFromScratch(
     if (!block.isConversation) return;
     if (kept[index] === true) return closeRun();
     if (runStart < 0) runStart = index;
-    runCount += block.render().length;
+    if (isWholeMessageDropped(index)) runCount++;
     forgotten.push(...block.files);
   });
   closeRun();
@@ -64,7 +83,7 @@ function placeMarkersFromScratch(
       message: { role: 'user', content: text },
     });
   }
-  return placed;
+  return placed.filter((entry) => entry.messages.length > 0);
 }
 
 function sumPlaced(placed: readonly PlacedMarkers[]): number {
