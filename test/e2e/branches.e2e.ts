@@ -38,7 +38,9 @@ test.describe('branches', () => {
     await expect(chat.lastAnswer()).toHaveAttribute('data-status', 'complete');
     await expect(chat.lastAnswer().getByTestId('answer-model')).toHaveText('model-alpha');
 
-    llm.queueScenarios({ kind: 'text', text: 'A second opinion from beta.' });
+    // The default reply, not a queued one: the chat's title request may still arrive after the
+    // first answer and would take a queued reply meant for the regeneration.
+    llm.setScenario({ kind: 'text', text: 'A second opinion from beta.' });
     await chat.regenerateWith(chat.lastAnswer(), 'model-beta');
     await expect(chat.lastAnswer()).toContainText('A second opinion from beta.');
     await expect(chat.lastAnswer()).toHaveAttribute('data-status', 'complete');
