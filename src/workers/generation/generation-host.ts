@@ -29,6 +29,8 @@ export interface GenerationHostDeps {
   wasmPaths?: OrtWasmPaths;
   /** Node tests: a folder of models laid out like the hub, read instead of the cache. */
   localModelPath?: string;
+  /** ONNX Runtime's thread count, pinned (the bench compares runtimes at equal counts). */
+  threads?: number;
   now?: () => number;
 }
 
@@ -111,10 +113,12 @@ export function createGenerationHost(deps: GenerationHostDeps = {}): Omit<Genera
         throw Object.assign(new Error('The built-in model is not downloaded yet.'), { code: 'not_downloaded' });
       }
       const wasm = env.backends.onnx.wasm;
-      const threads = chooseWasmThreadCount({
-        isCrossOriginIsolated: globalThis.crossOriginIsolated === true,
-        hardwareConcurrency: globalThis.navigator?.hardwareConcurrency ?? 1,
-      });
+      const threads =
+        deps.threads ??
+        chooseWasmThreadCount({
+          isCrossOriginIsolated: globalThis.crossOriginIsolated === true,
+          hardwareConcurrency: globalThis.navigator?.hardwareConcurrency ?? 1,
+        });
       if (deps.wasmPaths !== undefined && wasm !== undefined) {
         wasm.wasmPaths = { ...deps.wasmPaths };
         wasm.numThreads = threads;
@@ -123,7 +127,14 @@ export function createGenerationHost(deps: GenerationHostDeps = {}): Omit<Genera
       const isBrowser = deps.wasmPaths !== undefined;
       const [tokenizer, causalModel] = await Promise.all([
         AutoTokenizer.from_pretrained(model.modelId),
-        AutoModelForCausalLM.from_pretrained(model.modelId, { dtype, ...(isBrowser ? { device: 'wasm' as const } : {}) }),
+        AutoModelForCausalLM.from_pretrained(model.modelId, {
+          dtype,
+          ...(isBrowser
+            ? { device: 'wasm' as const }
+            : deps.threads !== undefined
+              ? { session_options: { intraOpNumThreads: deps.threads, interOpNumThreads: 1 } }
+              : {}),
+        }),
       ]);
       runtime = isBrowser ? describeWasmRuntime(env.backends.onnx.wasm?.numThreads ?? 1) : 'onnxruntime-node (CPU)';
       return { key, tokenizer, model: causalModel, runtime };
