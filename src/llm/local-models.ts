@@ -117,8 +117,9 @@ export function toLocalModelInfo(model: LocalModelInfo): ModelInfo {
   };
 }
 
-/** "410 MB", "1.4 GB". */
+/** "410 MB", "1.4 GB", "162 kB". */
 export function formatModelSize(bytes: number): string {
   if (bytes >= 1_000 * MB) return `${(bytes / (1_000 * MB)).toFixed(1)} GB`;
+  if (bytes < MB) return `${Math.round(bytes / 1_000)} kB`;
   return `${Math.round(bytes / MB)} MB`;
 }

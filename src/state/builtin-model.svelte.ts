@@ -82,6 +82,25 @@ export class BuiltinModelState {
     this.cancelJob?.();
   }
 
+  /**
+   * After a reload: a download the previous page did not finish shows what it kept, from the
+   * source it came from, and "Resume download" carries on from there.
+   */
+  async restoreDownload(): Promise<void> {
+    const partial = await this.loadGeneration().findPartialDownload();
+    if (partial === null || this.isDownloading || this.progress !== null) return;
+    const { modelId, sourceUrl } = partial.model;
+    this.modelId = modelId;
+    if (sourceUrl === HUB_SOURCE_URL) {
+      this.sourceKind = 'hub';
+    } else {
+      this.sourceKind = 'folder';
+      this.folderUrl = sourceUrl;
+    }
+    this.progress = { loadedBytes: partial.loadedBytes, totalBytes: partial.totalBytes, bytesPerSecond: 0, file: '' };
+    this.message = 'The download was interrupted; it resumes where it stopped.';
+  }
+
   async refreshStatus(): Promise<void> {
     this.status = await this.loadGeneration().status();
   }

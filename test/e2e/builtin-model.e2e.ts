@@ -112,3 +112,41 @@ test('the built-in model answers offline after a reload, from the browser cache,
   // The suite checks that no other origin's replies are cached: this model's copy goes now.
   await page.evaluate((name) => caches.delete(name), MODEL_CACHE);
 });
+
+test('a download cut short by a reload shows what arrived after the reload and resumes from there', async ({ page, llm }) => {
+  const builtin = new BuiltinModelPage(page);
+  const chat = new ChatPage(page);
+  const weights = `/models/${TINY_CHAT}/onnx/model_quantized.onnx`;
+  await new OnboardingPage(page).open();
+  await builtin.useFolder(`${llm.url}/models`, TINY_CHAT);
+
+  // The weights come in parts: the first arrives and is kept, the second never comes.
+  const release = llm.models.hold('onnx/model_quantized.onnx', { fromByte: 1 });
+  await builtin.use();
+  await expect.poll(async () => (await listModelCache(page)).some((url) => url.endsWith('model_quantized.onnx.carrel-part-0'))).toBe(true);
+  const fractionBefore = Number(await builtin.progress().getAttribute('value'));
+  expect(fractionBefore).toBeGreaterThan(0);
+  expect(fractionBefore).toBeLessThan(1);
+
+  await page.reload();
+  // The new page knows the download, its source, and how far it got.
+  await expect(builtin.section()).toContainText('The download was interrupted; it resumes where it stopped.');
+  await expect(builtin.section().getByRole('button', { name: 'Resume download' })).toBeVisible();
+  await expect.poll(async () => Number(await builtin.progress().getAttribute('value'))).toBeCloseTo(fractionBefore, 5);
+  await expect(builtin.section().getByRole('status')).toContainText(/\d+ kB of 170 kB/);
+
+  release();
+  await builtin.use();
+  await builtin.expectChatReady();
+  // Nothing that arrived before the reload was fetched again.
+  const firstParts = llm.models.servedRanges().filter((range) => range.startsWith(`${weights} bytes=0-`));
+  expect(firstParts).toHaveLength(1);
+  const wholeFiles = llm.models.served();
+  expect(new Set(wholeFiles).size).toBe(wholeFiles.length);
+
+  // The file joined from parts of two pages is the model: it answers.
+  await chat.send('hello');
+  await chat.waitForLastAnswerToShow('Hello from the tiny built-in model.', 20_000);
+  await chat.stopReadingLastAnswer();
+  await page.evaluate((name) => caches.delete(name), MODEL_CACHE);
+});

@@ -19,7 +19,7 @@ import type {
   LocalModelRef,
   WorkerResult,
 } from './generation.api';
-import { deleteModelFiles, downloadModel, isModelDownloaded, remoteLayoutOf } from './model-download';
+import { deleteModelFiles, downloadModel, findPartialDownload, isModelDownloaded, remoteLayoutOf } from './model-download';
 
 /** Never fetched: the files are checked to be in the cache first (see the embedder's twin). */
 const OFFLINE_LOCAL_PATH = '/__carrel-offline-models__/';
@@ -259,6 +259,7 @@ export function createGenerationHost(deps: GenerationHostDeps = {}): Omit<Genera
       return Promise.resolve();
     },
     isDownloaded: (model) => isModelDownloaded(model),
+    findPartialDownload: () => findPartialDownload(),
     async deleteModel(model) {
       if (loadedKey === keyOf(model)) {
         loaded = null;

@@ -27,6 +27,13 @@ export interface DownloadProgress {
 }
 export type DownloadProgressListener = (progress: DownloadProgress) => void;
 
+/** A download a previous page started and did not finish: what it kept, to show and resume. */
+export interface PartialDownload {
+  model: LocalModelRef;
+  loadedBytes: number;
+  totalBytes: number;
+}
+
 export interface LocalGenerationRequest {
   model: LocalModelRef;
   messages: ChatTemplateMessage[];
@@ -62,6 +69,8 @@ export interface GenerationWorkerApi {
   download(jobId: string, model: LocalModelRef, onProgress: DownloadProgressListener): Promise<WorkerResult<{ bytes: number }>>;
   cancel(jobId: string): Promise<void>;
   isDownloaded(model: LocalModelRef): Promise<boolean>;
+  /** The unfinished download kept in the cache (a reload interrupted it), if any. */
+  findPartialDownload(): Promise<PartialDownload | null>;
   /** Removes the model's files (and partial downloads) from the cache; unloads it. */
   deleteModel(model: LocalModelRef): Promise<void>;
   /**

@@ -4,6 +4,7 @@ import '../../pwa/strict-csp';
 import { expose } from 'comlink';
 import { ORT_WASM_PATHS } from '../embedding/ort-wasm-paths';
 import type { GenerationWorkerApi } from './generation.api';
+import { findPartialDownload } from './model-download';
 
 /**
  * The generation worker: the built-in model runs here, in a worker of its own, so neither the
@@ -23,6 +24,8 @@ const api: GenerationWorkerApi = {
   download: async (...args) => (await getHost()).download(...args),
   cancel: async (...args) => (await getHost()).cancel(...args),
   isDownloaded: async (...args) => (await getHost()).isDownloaded(...args),
+  // Read from the cache alone: a first screen asking this does not load transformers.js.
+  findPartialDownload: () => findPartialDownload(),
   deleteModel: async (...args) => (await getHost()).deleteModel(...args),
   generate: async (...args) => (await getHost()).generate(...args),
   status: async () => (await getHost()).status(),
