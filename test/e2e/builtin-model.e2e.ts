@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { Page } from '@playwright/test';
 import { expect, test } from './fixtures';
 import { BuiltinModelPage, BuiltinModelSettingsPage } from './pages/builtin-model-page';
@@ -13,6 +14,7 @@ import { waitForServiceWorker } from './support/service-worker';
  * answer that ends early was ended by Stop.
  */
 const TINY_CHAT = 'carrel/tiny-chat';
+const FIXTURE_MODELS = path.join(process.cwd(), 'test/fixtures/models');
 /** Where transformers.js looks for model files, and where the download puts them. */
 const MODEL_CACHE = 'transformers-cache';
 /** The tiny model's answer, token by token (its tokenizer has a merge for each of these). */
@@ -148,5 +150,27 @@ test('a download cut short by a reload shows what arrived after the reload and r
   await chat.send('hello');
   await chat.waitForLastAnswerToShow('Hello from the tiny built-in model.', 20_000);
   await chat.stopReadingLastAnswer();
+  await page.evaluate((name) => caches.delete(name), MODEL_CACHE);
+});
+
+test('a model folder imported from this device answers with nothing fetched, and a folder without the weights is refused with the missing file named', async ({ page, llm }) => {
+  const builtin = new BuiltinModelPage(page);
+  const chat = new ChatPage(page);
+  await new OnboardingPage(page).open();
+
+  // The embedder's folder has no onnx/model_quantized.onnx: refused, nothing stored, no provider.
+  await builtin.importFolder(path.join(FIXTURE_MODELS, 'carrel/tiny-embedder'), 'carrel/tiny-embedder');
+  await expect(builtin.section().getByRole('alert')).toContainText('This folder is not a complete model: onnx/model_quantized.onnx missing.');
+  expect(await listModelCache(page)).toEqual([]);
+  await expect(page.getByLabel('Message', { exact: true })).toHaveCount(0);
+
+  await builtin.importFolder(path.join(FIXTURE_MODELS, TINY_CHAT), TINY_CHAT);
+  await builtin.expectChatReady();
+  await chat.send('hello');
+  await chat.waitForLastAnswerToShow('Hello from the tiny built-in model.', 20_000);
+  await chat.stopReadingLastAnswer();
+  await expect(chat.lastAnswer()).toContainText('Stopped');
+  expect(llm.models.served()).toEqual([]);
+  expect(llm.models.servedRanges()).toEqual([]);
   await page.evaluate((name) => caches.delete(name), MODEL_CACHE);
 });

@@ -19,7 +19,7 @@ import type {
   LocalModelRef,
   WorkerResult,
 } from './generation.api';
-import { deleteModelFiles, downloadModel, findPartialDownload, isModelDownloaded, remoteLayoutOf } from './model-download';
+import { deleteModelFiles, downloadModel, findPartialDownload, importModelFolder, isModelDownloaded, remoteLayoutOf } from './model-download';
 
 /** Never fetched: the files are checked to be in the cache first (see the embedder's twin). */
 const OFFLINE_LOCAL_PATH = '/__carrel-offline-models__/';
@@ -257,6 +257,20 @@ export function createGenerationHost(deps: GenerationHostDeps = {}): Omit<Genera
     cancel(jobId) {
       jobs.get(jobId)?.abort();
       return Promise.resolve();
+    },
+    async importModel(modelId, files) {
+      try {
+        const bytes = await importModelFolder(modelId, files);
+        // A model loaded from the files this import replaced is read again.
+        if (loadedKey?.endsWith(`|${modelId}`) === true) {
+          loaded = null;
+          loadedKey = null;
+          kv = null;
+        }
+        return { ok: true, value: { bytes } };
+      } catch (error) {
+        return { ok: false, error: { code: 'import_failed', message: describe(error) } };
+      }
     },
     isDownloaded: (model) => isModelDownloaded(model),
     findPartialDownload: () => findPartialDownload(),

@@ -23,6 +23,7 @@ function getHost(): Promise<Host> {
 const api: GenerationWorkerApi = {
   download: async (...args) => (await getHost()).download(...args),
   cancel: async (...args) => (await getHost()).cancel(...args),
+  importModel: async (...args) => (await getHost()).importModel(...args),
   isDownloaded: async (...args) => (await getHost()).isDownloaded(...args),
   // Read from the cache alone: a first screen asking this does not load transformers.js.
   findPartialDownload: () => findPartialDownload(),

@@ -9,7 +9,7 @@
  * not hold the file in memory) and the parts are deleted. Until then a small record of the
  * download (`<model folder>/.carrel-download`) lets a reloaded page show what arrived and resume.
  */
-import { TRANSFORMERS_CACHE_NAME } from '../embedding/model-cache';
+import { importModelFiles, TRANSFORMERS_CACHE_NAME, type ModelFile } from '../embedding/model-cache';
 import { describeLocalModel } from '../../llm/local-models';
 import type { DownloadProgress, LocalModelRef, PartialDownload } from './generation.api';
 
@@ -123,6 +123,28 @@ async function readSize(url: string, signal: AbortSignal): Promise<number | null
   if (range) return Number(range[1]);
   const length = response.headers.get('content-length');
   return response.status === 200 && length !== null ? Number(length) : 0;
+}
+
+/**
+ * Stores a model folder picked on this device where a hub download would put it (the code the
+ * embedding model's import uses), so it then loads as the hub's copy does, offline. Only the files
+ * the model reads are kept; a missing optional file gets the empty object a download leaves.
+ */
+export async function importModelFolder(modelId: string, files: readonly ModelFile[]): Promise<number> {
+  const needed = listModelFiles(modelId);
+  const { bytes } = await importModelFiles(
+    modelId,
+    files,
+    needed.filter((file) => !OPTIONAL_FILES.has(file)),
+    (path) => needed.includes(path),
+  );
+  const model: LocalModelRef = { modelId, sourceUrl: HUB_ORIGIN };
+  const cache = await caches.open(TRANSFORMERS_CACHE_NAME);
+  for (const file of OPTIONAL_FILES) {
+    const url = modelFileUrlOf(model, file);
+    if (!(await isCached(cache, url))) await cache.put(url, new Response('{}', { headers: { 'content-type': 'application/json' } }));
+  }
+  return bytes;
 }
 
 /** Bytes of `url` in the cache: the whole file, else the parts kept of it. */
