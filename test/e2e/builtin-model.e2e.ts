@@ -51,6 +51,14 @@ test('with no provider, "Use the built-in model" downloads it and answers in the
   await expect(builtin.section()).toContainText('410 MB');
   await expect(builtin.section()).toContainText('Apache-2.0');
   await builtin.useFolder(`${llm.url}/models`, TINY_CHAT);
+  const requested: string[] = [];
+  page.context().on('request', (request) => requested.push(request.url()));
+  // Headless Chromium here has no GPU adapter: the model runs on WebAssembly, and ONNX Runtime's
+  // WebGPU build (its 27 MB WebAssembly file) is never fetched. With an adapter it runs on WebGPU.
+  const hasGpuAdapter = await page.evaluate(async () => {
+    const gpu = (navigator as { gpu?: { requestAdapter(): Promise<unknown> } }).gpu;
+    return gpu === undefined ? false : (await gpu.requestAdapter().catch(() => null)) !== null;
+  });
 
   // Held at the weights, the download shows its progress bar; released, the chat opens.
   const release = llm.models.hold('onnx/model_quantized.onnx');
@@ -75,7 +83,10 @@ test('with no provider, "Use the built-in model" downloads it and answers in the
   // The generation worker answers, so it is idle (it reads no message while it computes), and the
   // tokens it made are those kept, give or take the ones under way when Stop came.
   await settings.open();
-  await expect(settings.status()).toContainText(/Runs with WebAssembly, \d+ threads? · last answer \d+ tokens, stopped · [\d.]+ tokens\/s/);
+  const runtime = hasGpuAdapter ? 'WebGPU' : 'WebAssembly, \\d+ threads?';
+  await expect(settings.status()).toContainText(new RegExp(`Runs with ${runtime} · last answer \\d+ tokens, stopped · [\\d.]+ tokens/s`));
+  expect(requested.filter((url) => url.includes('ort-wasm-simd-threaded.asyncify')).length > 0).toBe(hasGpuAdapter);
+  expect(requested.some((url) => /ort-wasm-simd-threaded-[\w-]+\.wasm$/.test(url))).toBe(true);
   const madeTokens = Number(/last answer (\d+) tokens/.exec((await settings.status().textContent()) ?? '')?.[1]);
   expect(madeTokens).toBeGreaterThanOrEqual(keptTokens);
   expect(madeTokens).toBeLessThanOrEqual(tokensAtStop + TOKENS_AFTER_STOP);

@@ -10,7 +10,8 @@ import {
   type PreTrainedTokenizer,
 } from '@huggingface/transformers';
 import { describeLocalModel } from '../../llm/local-models';
-import { chooseWasmThreadCount, describeWasmRuntime, type OrtWasmPaths } from '../embedding/transformers-embedder';
+import { chooseWasmThreadCount, type OrtWasmPaths } from '../embedding/transformers-embedder';
+import { describeGenerationRuntime, type GenerationDevice } from './generation-device';
 import type {
   GenerationStatus,
   GenerationWorkerApi,
@@ -27,6 +28,11 @@ const OFFLINE_LOCAL_PATH = '/__carrel-offline-models__/';
 export interface GenerationHostDeps {
   /** The app's own ONNX Runtime files (browser); Node tests use onnxruntime-node. */
   wasmPaths?: OrtWasmPaths;
+  /**
+   * Browser: 'webgpu' once the worker installed ONNX Runtime's WebGPU build (ort-webgpu-runtime.ts),
+   * else 'wasm' (the default).
+   */
+  device?: GenerationDevice;
   /** Node tests: a folder of models laid out like the hub, read instead of the cache. */
   localModelPath?: string;
   /** ONNX Runtime's thread count, pinned (the bench compares runtimes at equal counts). */
@@ -125,18 +131,23 @@ export function createGenerationHost(deps: GenerationHostDeps = {}): Omit<Genera
       }
       const dtype = describeLocalModel(model.modelId).dtype;
       const isBrowser = deps.wasmPaths !== undefined;
+      const device = deps.device ?? 'wasm';
       const [tokenizer, causalModel] = await Promise.all([
         AutoTokenizer.from_pretrained(model.modelId),
         AutoModelForCausalLM.from_pretrained(model.modelId, {
           dtype,
           ...(isBrowser
-            ? { device: 'wasm' as const }
+            ? device === 'webgpu'
+              ? // transformers.js lists no devices for an ONNX Runtime given to it: 'auto' with the
+                // provider named leaves the choice to ONNX Runtime's WebGPU build.
+                { device: 'auto' as const, session_options: { executionProviders: ['webgpu'] } }
+              : { device: 'wasm' as const }
             : deps.threads !== undefined
               ? { session_options: { intraOpNumThreads: deps.threads, interOpNumThreads: 1 } }
               : {}),
         }),
       ]);
-      runtime = isBrowser ? describeWasmRuntime(env.backends.onnx.wasm?.numThreads ?? 1) : 'onnxruntime-node (CPU)';
+      runtime = isBrowser ? describeGenerationRuntime(device, env.backends.onnx.wasm?.numThreads ?? 1) : 'onnxruntime-node (CPU)';
       return { key, tokenizer, model: causalModel, runtime };
     })();
     loaded.catch(() => {

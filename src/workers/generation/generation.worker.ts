@@ -4,6 +4,7 @@ import '../../pwa/strict-csp';
 import { expose } from 'comlink';
 import { ORT_WASM_PATHS } from '../embedding/ort-wasm-paths';
 import type { GenerationWorkerApi } from './generation.api';
+import { chooseGenerationDevice } from './generation-device';
 import { findPartialDownload } from './model-download';
 
 /**
@@ -14,9 +15,22 @@ import { findPartialDownload } from './model-download';
 type Host = Omit<GenerationWorkerApi, 'connect'>;
 let hostPromise: Promise<Host> | undefined;
 
-/** transformers.js is fetched on the first call, not when the app starts the worker. */
+/**
+ * transformers.js is fetched on the first call, not when the app starts the worker; before it,
+ * where WebGPU has an adapter, ONNX Runtime's WebGPU build (fetched only then) is put in its place.
+ */
 function getHost(): Promise<Host> {
-  hostPromise ??= import('./generation-host').then(({ createGenerationHost }) => createGenerationHost({ wasmPaths: ORT_WASM_PATHS }));
+  hostPromise ??= (async () => {
+    const device = await chooseGenerationDevice();
+    let wasmPaths = ORT_WASM_PATHS;
+    if (device === 'webgpu') {
+      const runtime = await import('./ort-webgpu-runtime');
+      await runtime.installWebGpuRuntime();
+      wasmPaths = runtime.ORT_WEBGPU_WASM_PATHS;
+    }
+    const { createGenerationHost } = await import('./generation-host');
+    return createGenerationHost({ wasmPaths, device });
+  })();
   return hostPromise;
 }
 
