@@ -3,6 +3,10 @@
 /usr/bin/python3, which has Debian's python3-torch and python3-onnx):
 
     /usr/bin/python3 scripts/make-tiny-chat-model.py
+    /usr/bin/python3 scripts/make-tiny-chat-model.py --shape smollm2-360m --out DIR [--layers N]
+
+The second form is the generation bench's model (test/bench/generation.bench.ts): SmolLM2-360M's
+layers and widths with random weights, ~410 MB at 8 bits, never committed.
 
 Output, in the layout transformers.js expects for a hub model (`<id>/...`):
     test/fixtures/models/carrel/tiny-chat/{config.json, generation_config.json, tokenizer.json,
