@@ -185,3 +185,30 @@ test('a model folder imported from this device answers with nothing fetched, and
   expect(llm.models.servedRanges()).toEqual([]);
   await page.evaluate((name) => caches.delete(name), MODEL_CACHE);
 });
+
+test('regenerating an answer of the built-in model makes a second branch, as with any provider', async ({ page, llm }) => {
+  const builtin = new BuiltinModelPage(page);
+  const chat = new ChatPage(page);
+  await new OnboardingPage(page).open();
+  await builtin.useFolder(`${llm.url}/models`, TINY_CHAT);
+  await builtin.use();
+  await builtin.expectChatReady();
+
+  // The tiny model never ends on its own: each answer is stopped once it shows.
+  await chat.send('hello');
+  await chat.waitForLastAnswerToShow('Hello from the tiny built-in model.', 20_000);
+  await chat.stopReadingLastAnswer();
+  await expect(chat.lastAnswer()).toContainText('Stopped');
+  await expect(chat.lastAnswer().getByTestId('answer-model')).toHaveText(TINY_CHAT);
+
+  await chat.regenerateWith(chat.lastAnswer(), TINY_CHAT);
+  await chat.waitForLastAnswerToShow('Hello from the tiny built-in model.', 20_000);
+  await chat.stopReadingLastAnswer();
+  await expect(chat.lastAnswer()).toContainText('Stopped');
+  await expect(chat.branchLabel(chat.lastAnswer())).toHaveText('2/2');
+  await expect(chat.answers()).toHaveCount(1);
+  await chat.previousBranch(chat.lastAnswer());
+  await expect(chat.branchLabel(chat.lastAnswer())).toHaveText('1/2');
+  await expect(chat.lastAnswer().getByTestId('answer-model')).toHaveText(TINY_CHAT);
+  await page.evaluate((name) => caches.delete(name), MODEL_CACHE);
+});
