@@ -39,6 +39,15 @@ function countAnswerTokens(shown: string): number {
   return count;
 }
 
+/** A fresh profile's first screen → the tiny model from the mock server's folder → the chat. */
+async function startWithTinyModel(page: Page, serverUrl: string): Promise<void> {
+  const builtin = new BuiltinModelPage(page);
+  await new OnboardingPage(page).open();
+  await builtin.useFolder(`${serverUrl}/models`, TINY_CHAT);
+  await builtin.use();
+  await builtin.expectChatReady();
+}
+
 async function listModelCache(page: Page): Promise<string[]> {
   return page.evaluate(async (name) => (await (await caches.open(name)).keys()).map((request) => request.url), MODEL_CACHE);
 }
@@ -102,12 +111,8 @@ test('with no provider, "Use the built-in model" downloads it and answers in the
 });
 
 test('the built-in model answers offline after a reload, from the browser cache, and stops there at once too', async ({ page, context, llm }) => {
-  const builtin = new BuiltinModelPage(page);
   const chat = new ChatPage(page);
-  await new OnboardingPage(page).open();
-  await builtin.useFolder(`${llm.url}/models`, TINY_CHAT);
-  await builtin.use();
-  await builtin.expectChatReady();
+  await startWithTinyModel(page, llm.url);
   expect(await listModelCache(page)).toEqual(expect.arrayContaining([`${llm.url}/models/${TINY_CHAT}/onnx/model_quantized.onnx`]));
 
   const served = llm.models.served().length;
@@ -187,12 +192,8 @@ test('a model folder imported from this device answers with nothing fetched, and
 });
 
 test('regenerating an answer of the built-in model makes a second branch, as with any provider', async ({ page, llm }) => {
-  const builtin = new BuiltinModelPage(page);
   const chat = new ChatPage(page);
-  await new OnboardingPage(page).open();
-  await builtin.useFolder(`${llm.url}/models`, TINY_CHAT);
-  await builtin.use();
-  await builtin.expectChatReady();
+  await startWithTinyModel(page, llm.url);
 
   // The tiny model never ends on its own: each answer is stopped once it shows.
   await chat.send('hello');
