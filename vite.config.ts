@@ -83,8 +83,17 @@ export const ORT_WEB_IMPORT = 'onnxruntime-web/webgpu';
 export const ORT_WEB_WASM_ENTRY = 'onnxruntime-web/wasm';
 export const ORT_EXTERN_WASM_CONDITION = 'onnxruntime-web-use-extern-wasm';
 
+/**
+ * The real WebGPU build, under a name of its own: the generation worker loads it only where WebGPU
+ * has an adapter (src/workers/generation/ort-webgpu-runtime.ts).
+ */
+export const ORT_WEBGPU_IMPORT = 'carrel-ort-webgpu';
+
 export const ORT_RESOLVE = {
-  alias: [{ find: new RegExp(`^${ORT_WEB_IMPORT}$`), replacement: ORT_WEB_WASM_ENTRY }],
+  alias: [
+    { find: new RegExp(`^${ORT_WEBGPU_IMPORT}$`), replacement: ORT_WEB_IMPORT },
+    { find: new RegExp(`^${ORT_WEB_IMPORT}$`), replacement: ORT_WEB_WASM_ENTRY },
+  ],
   conditions: [ORT_EXTERN_WASM_CONDITION, ...defaultClientConditions],
 };
 
@@ -147,7 +156,8 @@ export function createPwaOptions(): Partial<VitePWAOptions> {
     },
     workbox: {
       globPatterns: [...PRECACHE_GLOB_PATTERNS],
-      globIgnores: ['**/*.map', '**/_headers'],
+      // The WebGPU build's WebAssembly (27 MB) is fetched only by browsers with WebGPU, on first use.
+      globIgnores: ['**/*.map', '**/_headers', '**/ort-wasm-simd-threaded.asyncify*'],
       maximumFileSizeToCacheInBytes: MAX_PRECACHE_FILE_BYTES,
       navigateFallback: 'index.html',
       cleanupOutdatedCaches: true,

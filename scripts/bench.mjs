@@ -3,6 +3,7 @@
  * `npm run bench`: runs every benchmark in test/bench (each in its own process, each with its
  * own time limit), then writes test/bench/results.json and the table in test/bench/RESULTS.md.
  * Benchmarks are never part of `npm test`. `npm run bench -- retrieval` runs only the named ones.
+ * Opt-in benches (`isOptIn`, too long for every run) run only when named: `npm run bench -- generation`.
  */
 import { spawn } from 'node:child_process';
 import { readFileSync, existsSync } from 'node:fs';
@@ -10,7 +11,10 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism, cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 
-/** Each bench bounds its own work; these limits only stop a hung one (all < 10 minutes). */
+/**
+ * Each bench bounds its own work; these limits only stop a hung one (< 10 minutes, but for the
+ * opt-in generation bench, whose first run also generates a 410 MB model).
+ */
 const BENCHES = [
   { id: 'context-assembly', file: 'test/bench/context-assembly.bench.ts', timeoutMs: 120_000 },
   { id: 'token-counting', file: 'test/bench/token-counting.bench.ts', timeoutMs: 90_000 },
@@ -20,6 +24,12 @@ const BENCHES = [
   { id: 'streaming-ui', file: 'test/bench/streaming-ui.bench.ts', timeoutMs: 300_000 },
   { id: 'embeddings', file: 'test/bench/embeddings.bench.ts', timeoutMs: 540_000 },
   { id: 'chunking', file: 'test/bench/chunking.bench.ts', timeoutMs: 540_000 },
+  {
+    id: 'generation',
+    file: 'test/bench/generation.bench.ts',
+    timeoutMs: 1_800_000,
+    isOptIn: true,
+  },
 ];
 
 function describeMachine() {
@@ -108,7 +118,9 @@ function renderSection(section) {
 
 async function main() {
   const only = process.argv.slice(2);
-  const selected = BENCHES.filter((bench) => only.length === 0 || only.includes(bench.id));
+  const selected = BENCHES.filter((bench) =>
+    only.length === 0 ? !bench.isOptIn : only.includes(bench.id),
+  );
   const workDir = await mkdtemp(join(tmpdir(), 'carrel-bench-'));
   const startedAt = new Date();
   const sections = [];

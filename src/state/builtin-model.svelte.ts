@@ -21,12 +21,16 @@ export function describeDownload(progress: DownloadProgress): string {
  * of kind `local` like any other. Also what Settings shows about how it runs.
  */
 export class BuiltinModelState {
-  /** 'hub' downloads from Hugging Face; 'folder' from a self-hosted copy (offline, managed sites). */
-  sourceKind = $state<'hub' | 'folder'>('hub');
+  /**
+   * 'hub' downloads from Hugging Face; 'folder' from a self-hosted copy (offline, managed sites);
+   * 'device' imports a model folder picked on this device.
+   */
+  sourceKind = $state<'hub' | 'folder' | 'device'>('hub');
   folderUrl = $state('/models');
   modelId = $state(DEFAULT_LOCAL_MODEL_ID);
   progress = $state<DownloadProgress | null>(null);
   isDownloading = $state(false);
+  isImporting = $state(false);
   message = $state('');
   status = $state<GenerationStatus | null>(null);
   private cancelJob: (() => void) | null = null;
@@ -39,7 +43,8 @@ export class BuiltinModelState {
   readonly model: LocalModelInfo = $derived(describeLocalModel(this.modelId));
 
   get sourceUrl(): string {
-    if (this.sourceKind === 'hub') return HUB_SOURCE_URL;
+    // An imported folder is stored where the hub's copy would be, and loads from there.
+    if (this.sourceKind !== 'folder') return HUB_SOURCE_URL;
     // Absolute, as the worker resolves nothing against the page; "/models" is this site's folder.
     return URL.parse(this.folderUrl, location.href)?.href.replace(/\/+$/, '') ?? this.folderUrl;
   }
@@ -63,14 +68,7 @@ export class BuiltinModelState {
         this.message = result.error.message;
         return false;
       }
-      await this.providers.add({
-        name: 'Built-in model',
-        preset: 'local',
-        kind: 'local',
-        baseUrl: ref.sourceUrl,
-        apiKey: '',
-        model: ref.modelId,
-      });
+      await this.addProvider(ref);
       return true;
     } finally {
       this.isDownloading = false;
@@ -78,8 +76,60 @@ export class BuiltinModelState {
     }
   }
 
+  /** Stores a model folder the person picked (`<input type=file webkitdirectory>`), then adds the provider. */
+  async importFolder(files: readonly File[]): Promise<boolean> {
+    if (files.length === 0 || this.isDownloading || this.isImporting) return false;
+    const modelId = this.modelId.trim();
+    this.isImporting = true;
+    this.message = '';
+    try {
+      const result = await this.loadGeneration().importModel(
+        modelId,
+        files.map((file) => ({ path: file.webkitRelativePath || file.name, blob: file })),
+      );
+      if (!result.ok) {
+        this.message = result.error.message;
+        return false;
+      }
+      await this.addProvider({ modelId, sourceUrl: HUB_SOURCE_URL });
+      return true;
+    } finally {
+      this.isImporting = false;
+    }
+  }
+
+  private async addProvider(ref: LocalModelRef): Promise<void> {
+    await this.providers.add({
+      name: 'Built-in model',
+      preset: 'local',
+      kind: 'local',
+      baseUrl: ref.sourceUrl,
+      apiKey: '',
+      model: ref.modelId,
+    });
+  }
+
   cancel(): void {
     this.cancelJob?.();
+  }
+
+  /**
+   * After a reload: a download the previous page did not finish shows what it kept, from the
+   * source it came from, and "Resume download" carries on from there.
+   */
+  async restoreDownload(): Promise<void> {
+    const partial = await this.loadGeneration().findPartialDownload();
+    if (partial === null || this.isDownloading || this.progress !== null) return;
+    const { modelId, sourceUrl } = partial.model;
+    this.modelId = modelId;
+    if (sourceUrl === HUB_SOURCE_URL) {
+      this.sourceKind = 'hub';
+    } else {
+      this.sourceKind = 'folder';
+      this.folderUrl = sourceUrl;
+    }
+    this.progress = { loadedBytes: partial.loadedBytes, totalBytes: partial.totalBytes, bytesPerSecond: 0, file: '' };
+    this.message = 'The download was interrupted; it resumes where it stopped.';
   }
 
   async refreshStatus(): Promise<void> {

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { Page } from '@playwright/test';
 import { expect, test } from './fixtures';
 import { BuiltinModelPage, BuiltinModelSettingsPage } from './pages/builtin-model-page';
@@ -13,6 +14,7 @@ import { waitForServiceWorker } from './support/service-worker';
  * answer that ends early was ended by Stop.
  */
 const TINY_CHAT = 'carrel/tiny-chat';
+const FIXTURE_MODELS = path.join(process.cwd(), 'test/fixtures/models');
 /** Where transformers.js looks for model files, and where the download puts them. */
 const MODEL_CACHE = 'transformers-cache';
 /** The tiny model's answer, token by token (its tokenizer has a merge for each of these). */
@@ -37,6 +39,15 @@ function countAnswerTokens(shown: string): number {
   return count;
 }
 
+/** A fresh profile's first screen → the tiny model from the mock server's folder → the chat. */
+async function startWithTinyModel(page: Page, serverUrl: string): Promise<void> {
+  const builtin = new BuiltinModelPage(page);
+  await new OnboardingPage(page).open();
+  await builtin.useFolder(`${serverUrl}/models`, TINY_CHAT);
+  await builtin.use();
+  await builtin.expectChatReady();
+}
+
 async function listModelCache(page: Page): Promise<string[]> {
   return page.evaluate(async (name) => (await (await caches.open(name)).keys()).map((request) => request.url), MODEL_CACHE);
 }
@@ -49,6 +60,14 @@ test('with no provider, "Use the built-in model" downloads it and answers in the
   await expect(builtin.section()).toContainText('410 MB');
   await expect(builtin.section()).toContainText('Apache-2.0');
   await builtin.useFolder(`${llm.url}/models`, TINY_CHAT);
+  const requested: string[] = [];
+  page.context().on('request', (request) => requested.push(request.url()));
+  // Headless Chromium here has no GPU adapter: the model runs on WebAssembly, and ONNX Runtime's
+  // WebGPU build (its 27 MB WebAssembly file) is never fetched. With an adapter it runs on WebGPU.
+  const hasGpuAdapter = await page.evaluate(async () => {
+    const gpu = (navigator as { gpu?: { requestAdapter(): Promise<unknown> } }).gpu;
+    return gpu === undefined ? false : (await gpu.requestAdapter().catch(() => null)) !== null;
+  });
 
   // Held at the weights, the download shows its progress bar; released, the chat opens.
   const release = llm.models.hold('onnx/model_quantized.onnx');
@@ -73,7 +92,10 @@ test('with no provider, "Use the built-in model" downloads it and answers in the
   // The generation worker answers, so it is idle (it reads no message while it computes), and the
   // tokens it made are those kept, give or take the ones under way when Stop came.
   await settings.open();
-  await expect(settings.status()).toContainText(/Runs with WebAssembly, \d+ threads? · last answer \d+ tokens, stopped · [\d.]+ tokens\/s/);
+  const runtime = hasGpuAdapter ? 'WebGPU' : 'WebAssembly, \\d+ threads?';
+  await expect(settings.status()).toContainText(new RegExp(`Runs with ${runtime} · last answer \\d+ tokens, stopped · [\\d.]+ tokens/s`));
+  expect(requested.filter((url) => url.includes('ort-wasm-simd-threaded.asyncify')).length > 0).toBe(hasGpuAdapter);
+  expect(requested.some((url) => /ort-wasm-simd-threaded-[\w-]+\.wasm$/.test(url))).toBe(true);
   const madeTokens = Number(/last answer (\d+) tokens/.exec((await settings.status().textContent()) ?? '')?.[1]);
   expect(madeTokens).toBeGreaterThanOrEqual(keptTokens);
   expect(madeTokens).toBeLessThanOrEqual(tokensAtStop + TOKENS_AFTER_STOP);
@@ -89,12 +111,8 @@ test('with no provider, "Use the built-in model" downloads it and answers in the
 });
 
 test('the built-in model answers offline after a reload, from the browser cache, and stops there at once too', async ({ page, context, llm }) => {
-  const builtin = new BuiltinModelPage(page);
   const chat = new ChatPage(page);
-  await new OnboardingPage(page).open();
-  await builtin.useFolder(`${llm.url}/models`, TINY_CHAT);
-  await builtin.use();
-  await builtin.expectChatReady();
+  await startWithTinyModel(page, llm.url);
   expect(await listModelCache(page)).toEqual(expect.arrayContaining([`${llm.url}/models/${TINY_CHAT}/onnx/model_quantized.onnx`]));
 
   const served = llm.models.served().length;
@@ -110,5 +128,88 @@ test('the built-in model answers offline after a reload, from the browser cache,
   await context.setOffline(false);
 
   // The suite checks that no other origin's replies are cached: this model's copy goes now.
+  await page.evaluate((name) => caches.delete(name), MODEL_CACHE);
+});
+
+test('a download cut short by a reload shows what arrived after the reload and resumes from there', async ({ page, llm }) => {
+  const builtin = new BuiltinModelPage(page);
+  const chat = new ChatPage(page);
+  const weights = `/models/${TINY_CHAT}/onnx/model_quantized.onnx`;
+  await new OnboardingPage(page).open();
+  await builtin.useFolder(`${llm.url}/models`, TINY_CHAT);
+
+  // The weights come in parts: the first arrives and is kept, the second never comes.
+  const release = llm.models.hold('onnx/model_quantized.onnx', { fromByte: 1 });
+  await builtin.use();
+  await expect.poll(async () => (await listModelCache(page)).some((url) => url.endsWith('model_quantized.onnx.carrel-part-0'))).toBe(true);
+  const fractionBefore = Number(await builtin.progress().getAttribute('value'));
+  expect(fractionBefore).toBeGreaterThan(0);
+  expect(fractionBefore).toBeLessThan(1);
+
+  await page.reload();
+  // The new page knows the download, its source, and how far it got.
+  await expect(builtin.section()).toContainText('The download was interrupted; it resumes where it stopped.');
+  await expect(builtin.section().getByRole('button', { name: 'Resume download' })).toBeVisible();
+  await expect.poll(async () => Number(await builtin.progress().getAttribute('value'))).toBeCloseTo(fractionBefore, 5);
+  await expect(builtin.section().getByRole('status')).toContainText(/\d+ kB of 170 kB/);
+
+  release();
+  await builtin.use();
+  await builtin.expectChatReady();
+  // Nothing that arrived before the reload was fetched again.
+  const firstParts = llm.models.servedRanges().filter((range) => range.startsWith(`${weights} bytes=0-`));
+  expect(firstParts).toHaveLength(1);
+  const wholeFiles = llm.models.served();
+  expect(new Set(wholeFiles).size).toBe(wholeFiles.length);
+
+  // The file joined from parts of two pages is the model: it answers.
+  await chat.send('hello');
+  await chat.waitForLastAnswerToShow('Hello from the tiny built-in model.', 20_000);
+  await chat.stopReadingLastAnswer();
+  await page.evaluate((name) => caches.delete(name), MODEL_CACHE);
+});
+
+test('a model folder imported from this device answers with nothing fetched, and a folder without the weights is refused with the missing file named', async ({ page, llm }) => {
+  const builtin = new BuiltinModelPage(page);
+  const chat = new ChatPage(page);
+  await new OnboardingPage(page).open();
+
+  // The embedder's folder has no onnx/model_quantized.onnx: refused, nothing stored, no provider.
+  await builtin.importFolder(path.join(FIXTURE_MODELS, 'carrel/tiny-embedder'), 'carrel/tiny-embedder');
+  await expect(builtin.section().getByRole('alert')).toContainText('This folder is not a complete model: onnx/model_quantized.onnx missing.');
+  expect(await listModelCache(page)).toEqual([]);
+  await expect(page.getByLabel('Message', { exact: true })).toHaveCount(0);
+
+  await builtin.importFolder(path.join(FIXTURE_MODELS, TINY_CHAT), TINY_CHAT);
+  await builtin.expectChatReady();
+  await chat.send('hello');
+  await chat.waitForLastAnswerToShow('Hello from the tiny built-in model.', 20_000);
+  await chat.stopReadingLastAnswer();
+  await expect(chat.lastAnswer()).toContainText('Stopped');
+  expect(llm.models.served()).toEqual([]);
+  expect(llm.models.servedRanges()).toEqual([]);
+  await page.evaluate((name) => caches.delete(name), MODEL_CACHE);
+});
+
+test('regenerating an answer of the built-in model makes a second branch, as with any provider', async ({ page, llm }) => {
+  const chat = new ChatPage(page);
+  await startWithTinyModel(page, llm.url);
+
+  // The tiny model never ends on its own: each answer is stopped once it shows.
+  await chat.send('hello');
+  await chat.waitForLastAnswerToShow('Hello from the tiny built-in model.', 20_000);
+  await chat.stopReadingLastAnswer();
+  await expect(chat.lastAnswer()).toContainText('Stopped');
+  await expect(chat.lastAnswer().getByTestId('answer-model')).toHaveText(TINY_CHAT);
+
+  await chat.regenerateWith(chat.lastAnswer(), TINY_CHAT);
+  await chat.waitForLastAnswerToShow('Hello from the tiny built-in model.', 20_000);
+  await chat.stopReadingLastAnswer();
+  await expect(chat.lastAnswer()).toContainText('Stopped');
+  await expect(chat.branchLabel(chat.lastAnswer())).toHaveText('2/2');
+  await expect(chat.answers()).toHaveCount(1);
+  await chat.previousBranch(chat.lastAnswer());
+  await expect(chat.branchLabel(chat.lastAnswer())).toHaveText('1/2');
+  await expect(chat.lastAnswer().getByTestId('answer-model')).toHaveText(TINY_CHAT);
   await page.evaluate((name) => caches.delete(name), MODEL_CACHE);
 });

@@ -25,25 +25,32 @@ export interface MockModelFiles {
   /**
    * Holds model file responses until the returned function is called, so a test can see a
    * download in progress however fast the machine is: every file, or only those whose path
-   * (under /models/) ends with `pathSuffix`, e.g. "onnx/model.onnx".
+   * (under /models/) ends with `pathSuffix`, e.g. "onnx/model.onnx". With `fromByte`, the
+   * whole file and the parts asked for with a Range from that byte on are held, earlier parts
+   * are served (a download in parts gets that far).
    */
-  hold(pathSuffix?: string): () => void;
+  hold(pathSuffix?: string, options?: { fromByte?: number }): () => void;
   /** Paths (under /models/) answered with a whole file, in order (range probes not counted). */
   served(): string[];
+  /** Parts answered, as "<path> bytes=<start>-<end>", in order (the `bytes=0-0` size probes not counted). */
+  servedRanges(): string[];
   /** Releases any hold and clears the log. */
   reset(): void;
 }
 
 export function createMockModelFiles(modelsDir: string = DEFAULT_MODELS_DIR): MockModelFiles {
   const served: string[] = [];
+  const servedRanges: string[] = [];
   let held: Promise<void> | null = null;
   let heldSuffix = '';
+  let heldFromByte: number | null = null;
   let release: () => void = () => undefined;
 
   const releaseHold = (): void => {
     release();
     held = null;
     heldSuffix = '';
+    heldFromByte = null;
   };
 
   return {
@@ -82,6 +89,17 @@ export function createMockModelFiles(modelsDir: string = DEFAULT_MODELS_DIR): Mo
           res.writeHead(416, { 'content-range': `bytes */${bytes.length}` }).end();
           return true;
         }
+        const isProbe = start === 0 && end === 0;
+        if (!isProbe) {
+          if (
+            held !== null &&
+            heldFromByte !== null &&
+            start >= heldFromByte &&
+            url.pathname.endsWith(heldSuffix)
+          )
+            await held;
+          servedRanges.push(`${url.pathname} bytes=${start}-${end}`);
+        }
         res
           .writeHead(206, {
             'content-type': contentType,
@@ -98,17 +116,20 @@ export function createMockModelFiles(modelsDir: string = DEFAULT_MODELS_DIR): Mo
         .end(bytes);
       return true;
     },
-    hold(pathSuffix = '') {
+    hold(pathSuffix = '', options = {}) {
       if (held === null) {
         held = new Promise<void>((resolve) => (release = resolve));
         heldSuffix = pathSuffix;
+        heldFromByte = options.fromByte ?? null;
       }
       return releaseHold;
     },
     served: () => [...served],
+    servedRanges: () => [...servedRanges],
     reset() {
       releaseHold();
       served.length = 0;
+      servedRanges.length = 0;
     },
   };
 }

@@ -8,7 +8,7 @@ import {
   embeddingSettingsSchema,
   type EmbeddingSettings,
 } from './embedding-models';
-import { importModelFiles, isModelCached } from './model-cache';
+import { importModelFiles, isModelCached, listEmbeddingModelFiles } from './model-cache';
 import type { ModelLoadProgress } from './transformers-embedder';
 
 export interface EmbeddingHostDeps {
@@ -112,7 +112,10 @@ export function createEmbeddingHost(deps: EmbeddingHostDeps): EmbeddingWorkerApi
       try {
         return {
           ok: true,
-          value: { fileCount: await importModelFiles(modelId, files, isQuantized) },
+          value: {
+            fileCount: (await importModelFiles(modelId, files, listEmbeddingModelFiles(isQuantized)))
+              .fileCount,
+          },
         };
       } catch (error) {
         return failure('import_failed', error instanceof Error ? error.message : String(error));

@@ -43,15 +43,26 @@ export function normalizeModelPaths(files: readonly ModelFile[]): ModelFile[] {
   );
 }
 
-/** Writes an imported model into the cache; throws when the folder is not a model folder. */
+/** The files an embedding model needs: its configuration, tokenizer and the chosen ONNX file. */
+export function listEmbeddingModelFiles(isQuantized: boolean): string[] {
+  return [...REQUIRED_FILES, onnxFileOf(isQuantized)];
+}
+
+/**
+ * Writes an imported model folder into the cache, under the hub URLs transformers.js reads
+ * (embedding and built-in chat models alike); throws, writing nothing, when a `required` file is
+ * missing. `isKept` picks the files to store (a folder may hold other ONNX variants, gigabytes
+ * the model does not read). Returns the number of files stored and their bytes.
+ */
 export async function importModelFiles(
   modelId: string,
   files: readonly ModelFile[],
-  isQuantized: boolean,
-): Promise<number> {
-  const normalized = normalizeModelPaths(files);
+  required: readonly string[],
+  isKept: (path: string) => boolean = () => true,
+): Promise<{ fileCount: number; bytes: number }> {
+  const normalized = normalizeModelPaths(files).filter((file) => isKept(file.path));
   const paths = new Set(normalized.map((file) => file.path));
-  const missing = [...REQUIRED_FILES, onnxFileOf(isQuantized)].filter((path) => !paths.has(path));
+  const missing = required.filter((path) => !paths.has(path));
   if (missing.length > 0)
     throw new Error(`This folder is not a complete model: ${missing.join(', ')} missing.`);
   const cache = await caches.open(TRANSFORMERS_CACHE_NAME);
@@ -63,7 +74,10 @@ export async function importModelFiles(
       ),
     ),
   );
-  return normalized.length;
+  return {
+    fileCount: normalized.length,
+    bytes: normalized.reduce((sum, file) => sum + file.blob.size, 0),
+  };
 }
 
 /** True when the model's files are in the browser cache (downloaded before, or imported). */
@@ -71,7 +85,7 @@ export async function isModelCached(modelId: string, isQuantized: boolean): Prom
   if (typeof caches === 'undefined') return false;
   const cache = await caches.open(TRANSFORMERS_CACHE_NAME);
   const found = await Promise.all(
-    [...REQUIRED_FILES, onnxFileOf(isQuantized)].map(
+    listEmbeddingModelFiles(isQuantized).map(
       async (path) => (await cache.match(modelFileUrl(modelId, path))) !== undefined,
     ),
   );

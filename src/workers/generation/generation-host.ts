@@ -10,7 +10,8 @@ import {
   type PreTrainedTokenizer,
 } from '@huggingface/transformers';
 import { describeLocalModel } from '../../llm/local-models';
-import { chooseWasmThreadCount, describeWasmRuntime, type OrtWasmPaths } from '../embedding/transformers-embedder';
+import { chooseWasmThreadCount, type OrtWasmPaths } from '../embedding/transformers-embedder';
+import { describeGenerationRuntime, type GenerationDevice } from './generation-device';
 import type {
   GenerationStatus,
   GenerationWorkerApi,
@@ -19,7 +20,7 @@ import type {
   LocalModelRef,
   WorkerResult,
 } from './generation.api';
-import { deleteModelFiles, downloadModel, isModelDownloaded, remoteLayoutOf } from './model-download';
+import { deleteModelFiles, downloadModel, findPartialDownload, importModelFolder, isModelDownloaded, remoteLayoutOf } from './model-download';
 
 /** Never fetched: the files are checked to be in the cache first (see the embedder's twin). */
 const OFFLINE_LOCAL_PATH = '/__carrel-offline-models__/';
@@ -27,8 +28,15 @@ const OFFLINE_LOCAL_PATH = '/__carrel-offline-models__/';
 export interface GenerationHostDeps {
   /** The app's own ONNX Runtime files (browser); Node tests use onnxruntime-node. */
   wasmPaths?: OrtWasmPaths;
+  /**
+   * Browser: 'webgpu' once the worker installed ONNX Runtime's WebGPU build (ort-webgpu-runtime.ts),
+   * else 'wasm' (the default).
+   */
+  device?: GenerationDevice;
   /** Node tests: a folder of models laid out like the hub, read instead of the cache. */
   localModelPath?: string;
+  /** ONNX Runtime's thread count, pinned (the bench compares runtimes at equal counts). */
+  threads?: number;
   now?: () => number;
 }
 
@@ -111,21 +119,35 @@ export function createGenerationHost(deps: GenerationHostDeps = {}): Omit<Genera
         throw Object.assign(new Error('The built-in model is not downloaded yet.'), { code: 'not_downloaded' });
       }
       const wasm = env.backends.onnx.wasm;
-      const threads = chooseWasmThreadCount({
-        isCrossOriginIsolated: globalThis.crossOriginIsolated === true,
-        hardwareConcurrency: globalThis.navigator?.hardwareConcurrency ?? 1,
-      });
+      const threads =
+        deps.threads ??
+        chooseWasmThreadCount({
+          isCrossOriginIsolated: globalThis.crossOriginIsolated === true,
+          hardwareConcurrency: globalThis.navigator?.hardwareConcurrency ?? 1,
+        });
       if (deps.wasmPaths !== undefined && wasm !== undefined) {
         wasm.wasmPaths = { ...deps.wasmPaths };
         wasm.numThreads = threads;
       }
       const dtype = describeLocalModel(model.modelId).dtype;
       const isBrowser = deps.wasmPaths !== undefined;
+      const device = deps.device ?? 'wasm';
       const [tokenizer, causalModel] = await Promise.all([
         AutoTokenizer.from_pretrained(model.modelId),
-        AutoModelForCausalLM.from_pretrained(model.modelId, { dtype, ...(isBrowser ? { device: 'wasm' as const } : {}) }),
+        AutoModelForCausalLM.from_pretrained(model.modelId, {
+          dtype,
+          ...(isBrowser
+            ? device === 'webgpu'
+              ? // transformers.js lists no devices for an ONNX Runtime given to it: 'auto' with the
+                // provider named leaves the choice to ONNX Runtime's WebGPU build.
+                { device: 'auto' as const, session_options: { executionProviders: ['webgpu'] } }
+              : { device: 'wasm' as const }
+            : deps.threads !== undefined
+              ? { session_options: { intraOpNumThreads: deps.threads, interOpNumThreads: 1 } }
+              : {}),
+        }),
       ]);
-      runtime = isBrowser ? describeWasmRuntime(env.backends.onnx.wasm?.numThreads ?? 1) : 'onnxruntime-node (CPU)';
+      runtime = isBrowser ? describeGenerationRuntime(device, env.backends.onnx.wasm?.numThreads ?? 1) : 'onnxruntime-node (CPU)';
       return { key, tokenizer, model: causalModel, runtime };
     })();
     loaded.catch(() => {
@@ -247,7 +269,22 @@ export function createGenerationHost(deps: GenerationHostDeps = {}): Omit<Genera
       jobs.get(jobId)?.abort();
       return Promise.resolve();
     },
+    async importModel(modelId, files) {
+      try {
+        const bytes = await importModelFolder(modelId, files);
+        // A model loaded from the files this import replaced is read again.
+        if (loadedKey?.endsWith(`|${modelId}`) === true) {
+          loaded = null;
+          loadedKey = null;
+          kv = null;
+        }
+        return { ok: true, value: { bytes } };
+      } catch (error) {
+        return { ok: false, error: { code: 'import_failed', message: describe(error) } };
+      }
+    },
     isDownloaded: (model) => isModelDownloaded(model),
+    findPartialDownload: () => findPartialDownload(),
     async deleteModel(model) {
       if (loadedKey === keyOf(model)) {
         loaded = null;

@@ -6,8 +6,9 @@
  */
 import type { WorkerResult } from '../agent/agent.api';
 import type { ChatTemplateMessage, ChatTemplateTool } from '../../llm/local-chat-messages';
+import type { ModelFile } from '../embedding/model-cache';
 
-export type { ChatTemplateMessage, ChatTemplateTool, WorkerResult };
+export type { ChatTemplateMessage, ChatTemplateTool, ModelFile, WorkerResult };
 
 /** Where a built-in model's files come from: the hub, or a folder laid out like it. */
 export interface LocalModelRef {
@@ -26,6 +27,13 @@ export interface DownloadProgress {
   file: string;
 }
 export type DownloadProgressListener = (progress: DownloadProgress) => void;
+
+/** A download a previous page started and did not finish: what it kept, to show and resume. */
+export interface PartialDownload {
+  model: LocalModelRef;
+  loadedBytes: number;
+  totalBytes: number;
+}
 
 export interface LocalGenerationRequest {
   model: LocalModelRef;
@@ -52,7 +60,7 @@ export interface GenerationStatus {
 }
 
 export type GenerationErrorCode =
-  'cancelled' | 'download_failed' | 'not_downloaded' | 'out_of_memory' | 'generation_failed';
+  'cancelled' | 'download_failed' | 'import_failed' | 'not_downloaded' | 'out_of_memory' | 'generation_failed';
 
 export interface GenerationWorkerApi {
   /**
@@ -61,7 +69,14 @@ export interface GenerationWorkerApi {
    */
   download(jobId: string, model: LocalModelRef, onProgress: DownloadProgressListener): Promise<WorkerResult<{ bytes: number }>>;
   cancel(jobId: string): Promise<void>;
+  /**
+   * Stores a model folder picked on this device (its files keyed as the hub's copy would be, so
+   * the model is then used with the hub as its source); refuses a folder missing a needed file.
+   */
+  importModel(modelId: string, files: ModelFile[]): Promise<WorkerResult<{ bytes: number }>>;
   isDownloaded(model: LocalModelRef): Promise<boolean>;
+  /** The unfinished download kept in the cache (a reload interrupted it), if any. */
+  findPartialDownload(): Promise<PartialDownload | null>;
   /** Removes the model's files (and partial downloads) from the cache; unloads it. */
   deleteModel(model: LocalModelRef): Promise<void>;
   /**

@@ -1,7 +1,7 @@
 import { proxy, releaseProxy, transfer, wrap, type Remote } from 'comlink';
-import type { DownloadProgressListener, GenerationWorkerApi, LocalModelRef, WorkerResult } from './generation.api';
+import type { DownloadProgressListener, GenerationWorkerApi, LocalModelRef, ModelFile, WorkerResult } from './generation.api';
 
-export type { DownloadProgress, GenerationStatus, LocalModelRef } from './generation.api';
+export type { DownloadProgress, GenerationStatus, LocalModelRef, ModelFile, PartialDownload } from './generation.api';
 
 export interface DownloadJob {
   result: Promise<WorkerResult<{ bytes: number }>>;
@@ -12,6 +12,8 @@ export interface DownloadJob {
 export interface GenerationClient {
   download(model: LocalModelRef, onProgress: DownloadProgressListener): DownloadJob;
   isDownloaded(model: LocalModelRef): Promise<boolean>;
+  importModel(modelId: string, files: ModelFile[]): Promise<WorkerResult<{ bytes: number }>>;
+  findPartialDownload: GenerationWorkerApi['findPartialDownload'];
   deleteModel(model: LocalModelRef): Promise<void>;
   status: GenerationWorkerApi['status'];
   /** A new port on the worker, for the agent worker (transferred there). */
@@ -29,6 +31,8 @@ export function createGenerationClient(): GenerationClient {
       return { result: api.download(jobId, model, proxy(onProgress)), cancel: () => void api.cancel(jobId) };
     },
     isDownloaded: (model) => api.isDownloaded(model),
+    importModel: (modelId, files) => api.importModel(modelId, files),
+    findPartialDownload: () => api.findPartialDownload(),
     deleteModel: (model) => api.deleteModel(model),
     status: () => api.status(),
     openPort() {

@@ -3,6 +3,7 @@ import type { LlmError, LlmEvent, ModelInfo } from '../../core/model';
 import type { LlmClient, LlmRequest } from '../../core/ports';
 import { toChatTemplateMessages, toChatTemplateTools } from '../../llm/local-chat-messages';
 import { listLocalModels, toLocalModelInfo } from '../../llm/local-models';
+import { chooseGenerationDevice } from './generation-device';
 import { createToolCallExtractor } from '../../llm/tool-call-parser';
 import type { GenerationWorkerApi, LocalGenerationResult, WorkerResult } from './generation.api';
 
@@ -18,8 +19,9 @@ export function createLocalLlmClient(
 ): LlmClient {
   return {
     stream: (request, signal) => streamLocal(getGeneration(), request, signal, newId),
-    // The bundled ONNX Runtime is its WebAssembly build, so the WebGPU-only models are left out.
-    listModels: (): Promise<ModelInfo[]> => Promise.resolve(listLocalModels(false).map(toLocalModelInfo)),
+    // The WebGPU-only models are offered only where WebGPU has an adapter.
+    listModels: async (): Promise<ModelInfo[]> =>
+      listLocalModels((await chooseGenerationDevice()) === 'webgpu').map(toLocalModelInfo),
   };
 }
 

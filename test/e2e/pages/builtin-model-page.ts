@@ -17,6 +17,21 @@ export class BuiltinModelPage {
     await section.getByLabel('Model id').fill(modelId);
   }
 
+  /** Imports a model folder from this device (the folder picker, given `folder`) as model `modelId`. */
+  async importFolder(folder: string, modelId: string): Promise<void> {
+    const section = this.section();
+    await this.openSource();
+    await section.getByLabel('A folder on this device (imported)').check();
+    await section.getByLabel('Model id').fill(modelId);
+    await section.getByLabel('Model folder to import').setInputFiles(folder);
+  }
+
+  /** Opens the "Model source" disclosure unless it is open. */
+  private async openSource(): Promise<void> {
+    const details = this.section().locator('details');
+    if (!(await details.evaluate((element: HTMLDetailsElement) => element.open))) await this.section().getByText('Model source').click();
+  }
+
   async use(): Promise<void> {
     await this.section().getByRole('button', { name: /Use the built-in model|Resume download/ }).click();
   }

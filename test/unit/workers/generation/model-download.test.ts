@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { DownloadProgress } from '../../../../src/workers/generation/generation.api';
-import { downloadModel, isModelDownloaded, listModelFiles, modelFileUrlOf } from '../../../../src/workers/generation/model-download';
+import { choosePartBytes, downloadModel, findPartialDownload, isModelDownloaded, listModelFiles, modelFileUrlOf, PART_BYTES } from '../../../../src/workers/generation/model-download';
 
 const FOLDER = join(import.meta.dirname, '../../../fixtures/models/carrel/tiny-chat');
 const MODEL = { modelId: 'carrel/tiny-chat', sourceUrl: 'https://models.example/models' };
@@ -11,13 +11,17 @@ const PART = 40_000;
 /** Cache Storage as browsers keep it, in memory: keyed by URL, fragments ignored. */
 function installCaches(): Map<string, Blob> {
   const entries = new Map<string, Blob>();
+  const headers = new Map<string, Headers>();
   const key = (request: RequestInfo | URL) => String(request instanceof Request ? request.url : request).split('#')[0] ?? '';
   const cache = {
     match: (request: RequestInfo | URL) => {
       const blob = entries.get(key(request));
-      return Promise.resolve(blob === undefined ? undefined : new Response(blob));
+      return Promise.resolve(blob === undefined ? undefined : new Response(blob, { headers: headers.get(key(request)) }));
     },
-    put: async (request: RequestInfo | URL, response: Response) => void entries.set(key(request), await response.blob()),
+    put: async (request: RequestInfo | URL, response: Response) => {
+      headers.set(key(request), new Headers(response.headers));
+      entries.set(key(request), await response.blob());
+    },
     delete: (request: RequestInfo | URL) => Promise.resolve(entries.delete(key(request))),
     keys: (request?: RequestInfo | URL) =>
       Promise.resolve([...entries.keys()].filter((url) => request === undefined || url === key(request)).map((url) => new Request(url))),
@@ -89,5 +93,49 @@ describe('downloading a built-in model into the browser cache', () => {
     expect(fetchedAgain).toHaveLength(Math.ceil(weights.length / PART) - 2);
     const stored = entries.get(modelFileUrlOf(MODEL, 'onnx/model_quantized.onnx'));
     expect(Buffer.from(await stored!.arrayBuffer()).equals(weights)).toBe(true);
+  });
+
+  it('tells a reloaded page which download did not finish and how much of it is kept, and nothing once it finished', async () => {
+    installCaches();
+    const state: { ranges: string[]; cutRange?: string } = { ranges: [], cutRange: `bytes=${2 * PART}-${3 * PART - 1}` };
+    installServer(state);
+    await expect(findPartialDownload()).resolves.toBeNull();
+    await expect(downloadModel(MODEL, new AbortController().signal, () => undefined, () => 0, PART)).rejects.toThrow();
+    const small = await Promise.all(
+      listModelFiles(MODEL.modelId)
+        .filter((file) => !file.endsWith('.onnx'))
+        .map(async (file) => (await readFile(join(FOLDER, file))).length),
+    );
+    const weights = await readFile(join(FOLDER, 'onnx/model_quantized.onnx'));
+    const partial = await findPartialDownload();
+    expect(partial).toEqual({
+      model: MODEL,
+      loadedBytes: small.reduce((sum, size) => sum + size, 0) + 2 * PART,
+      totalBytes: small.reduce((sum, size) => sum + size, 0) + weights.length,
+    });
+
+    await downloadModel(MODEL, new AbortController().signal, () => undefined, () => 0, PART);
+    await expect(findPartialDownload()).resolves.toBeNull();
+  });
+
+  it('fetches again a kept part that was cut at other bytes than this download cuts', async () => {
+    installCaches();
+    const state: { ranges: string[]; cutRange?: string } = { ranges: [], cutRange: `bytes=${2 * PART}-${3 * PART - 1}` };
+    installServer(state);
+    await expect(downloadModel(MODEL, new AbortController().signal, () => undefined, () => 0, PART)).rejects.toThrow();
+    state.ranges.length = 0;
+    // Smaller parts now: the two kept parts do not cover the new parts' bytes, so none is used.
+    await downloadModel(MODEL, new AbortController().signal, () => undefined, () => 0, PART / 2);
+    const weights = await readFile(join(FOLDER, 'onnx/model_quantized.onnx'));
+    const fetched = state.ranges.filter((range) => range.startsWith('onnx/') && !range.endsWith('=0-0'));
+    expect(fetched[0]).toBe(`onnx/model_quantized.onnx bytes=0-${PART / 2 - 1}`);
+    expect(fetched).toHaveLength(Math.ceil(weights.length / (PART / 2)));
+    expect(await isModelDownloaded(MODEL)).toBe(true);
+  });
+
+  it('cuts a large file into parts of 16 MiB and a small one into four parts, never below 32 KiB', () => {
+    expect(choosePartBytes(410_000_000)).toBe(PART_BYTES);
+    expect(choosePartBytes(162_106)).toBe(40_527);
+    expect(choosePartBytes(4_540)).toBe(32 * 1024);
   });
 });
