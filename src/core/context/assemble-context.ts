@@ -4,7 +4,7 @@ import { err, ok } from '../../util/result';
 import { allocateBudget, decideProjectMode, resolveReservedOutput } from './budget';
 import { sharePricing } from './parts/block-pricing';
 import type { Block, PartEnv } from './parts/part';
-import { CONTEXT_PARTS } from './parts/registry';
+import { selectContextParts } from './parts/registry';
 import { expandPlaceholders, type PlaceholderValues } from './placeholders';
 import { isOnlyDisplayArtifacts, removeDisplayArtifacts } from './remove-from-text';
 import type { SectionContext } from './system-prompt/section';
@@ -158,6 +158,7 @@ export function prepareEnv(input: ContextInput): Result<PartEnv, ContextError> {
     isCompact: input.model.runsInBrowser === true,
   };
   const { removeFromText } = input;
+  const shouldSendPastReasoning = input.agent.shouldSendPastReasoning === true;
   return ok({
     input,
     meter: createTokenMeter(input.tokenCounter, input.model.encoding, input.calibrationFactor),
@@ -177,6 +178,7 @@ export function prepareEnv(input: ContextInput): Result<PartEnv, ContextError> {
         providerKind: input.providerKind,
         hasVision: input.model.hasVision,
         removeFromText,
+        shouldSendPastReasoning,
       },
       (meter) => ({
         meter,
@@ -187,6 +189,7 @@ export function prepareEnv(input: ContextInput): Result<PartEnv, ContextError> {
           removeFromText === undefined
             ? (text) => !isOnlyDisplayArtifacts(text)
             : (text) => removeFromText(text).length > 0,
+        shouldSendPastReasoning,
       }),
     ),
   });
@@ -231,13 +234,13 @@ function findOversizedFile(env: PartEnv, limit: number): ContextError | null {
  * collect parts → allocate budget → trim → render.
  */
 export function assembleContext(input: ContextInput): Result<AssembledContext, ContextError> {
-  // 1. Collect: every registered part renders its blocks, in context order.
+  // 1. Collect: every registered part renders its blocks, in the agent's context order.
   const prepared = prepareEnv(input);
   if (!prepared.ok) return prepared;
   const env = prepared.value;
   const blocks: Block[] = [];
   const dropped: DroppedItem[] = [];
-  for (const part of CONTEXT_PARTS) {
+  for (const part of selectContextParts(input.agent.contextOrder)) {
     const output = part.collect(env);
     // One by one: a spread of a long history's blocks could pass the engine's argument limit.
     for (const block of output.blocks) blocks.push(block);
