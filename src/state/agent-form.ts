@@ -95,8 +95,12 @@ export function applyFormValues(base: Agent, values: AgentFormValues, now: numbe
       .split('\n')
       .map((line) => line.trim())
       .filter((line) => line !== '');
+  // Generation settings left empty are not stored: the provider's defaults hold.
+  const { generation: _previous, ...rest } = base;
+  const parsed = parseGenerationForm(values.generation);
+  const generation = parsed.ok && !isEmptyGeneration(parsed.settings) ? parsed.settings : undefined;
   return {
-    ...base,
+    ...rest,
     name: values.name.trim(),
     prompt: values.prompt,
     shouldReplaceSystemPrompt: values.shouldReplaceSystemPrompt,
@@ -104,18 +108,10 @@ export function applyFormValues(base: Agent, values: AgentFormValues, now: numbe
     defaultModel: decodeModel(values.defaultModel),
     enabledTools: [...new Set([...values.enabledTools, ...lines(values.mcpTools)])],
     historyStrategy: toHistoryStrategy(values),
-    ...toGenerationFields(values),
-    updatedAt: now,
-  };
-}
-
-/** The generation fields of the agent: unset ones are left out, not stored as empty. */
-function toGenerationFields(values: AgentFormValues): Pick<Agent, 'generation' | 'contextOrder' | 'shouldSendPastReasoning'> {
-  const parsed = parseGenerationForm(values.generation);
-  return {
-    generation: parsed.ok && !isEmptyGeneration(parsed.settings) ? parsed.settings : undefined,
+    ...(generation === undefined ? {} : { generation }),
     contextOrder: values.contextOrder,
     shouldSendPastReasoning: values.shouldSendPastReasoning,
+    updatedAt: now,
   };
 }
 
@@ -131,6 +127,8 @@ export function createBlankAgent(id: AgentId, now: number): Agent {
     // The tools the built-in agent offers, ticked, so a new agent can do what it can.
     enabledTools: [...AGENT_TOOL_NAMES],
     historyStrategy: { kind: 'auto' },
+    contextOrder: 'recency',
+    shouldSendPastReasoning: false,
     isBuiltIn: false,
     createdAt: now,
     updatedAt: now,
