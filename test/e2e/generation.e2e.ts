@@ -23,11 +23,7 @@ test.beforeEach(async ({ settings, llm }) => {
   await settings.addProvider({ kind: 'anthropic', name: 'Claude', baseUrl: `${llm.url}/v1`, apiKey: KEY, model: MODEL });
 });
 
-test("an agent's generation settings and cache-friendly order shape the request; a chat overrides them", async ({
-  page,
-  chat,
-  llm,
-}) => {
+test("an agent's generation settings and cache-friendly order shape the request", async ({ page, chat, llm }) => {
   const agents = new AgentsPage(page);
   await agents.open();
   await page.getByRole('button', { name: 'New agent' }).click();
@@ -45,43 +41,55 @@ test("an agent's generation settings and cache-friendly order shape the request;
   llm.clearRequests();
   await chat.send('First question');
   await expect(chat.lastAnswer()).toContainText('Careful answer.');
-  const first = (await llm.waitForRequest()).body as AnthropicBody;
-  expect(first.temperature).toBe(0.4);
-  expect(first.max_tokens).toBe(900);
-  expect(first.system?.at(-1)?.cache_control).toEqual({ type: 'ephemeral' });
+  const body = (await llm.waitForRequest()).body as AnthropicBody;
+  expect(body.temperature).toBe(0.4);
+  expect(body.max_tokens).toBe(900);
+  expect(body.system?.at(-1)?.cache_control).toEqual({ type: 'ephemeral' });
   // Cache-friendly: the agent prompt opens the conversation, marked as the end of the stable head.
-  const opening = first.messages[0]?.content[0];
+  const opening = body.messages[0]?.content[0];
   expect(opening?.text).toBe('Answer carefully.');
   expect(opening?.cache_control).toEqual({ type: 'ephemeral' });
+});
 
-  // The chat's own temperature, over the agent's; the answer length stays the agent's.
+test("a chat's own generation settings go over its agent's, stay with the chat, and can be let go", async ({
+  page,
+  chat,
+  llm,
+}) => {
+  llm.setScenario({ kind: 'text', text: 'An answer.' });
+  await chat.newChat();
+  await chat.send('First question');
+  await expect(chat.lastAnswer()).toHaveAttribute('data-status', 'complete');
+
   await page.getByRole('button', { name: 'Generation settings', exact: true }).click();
   const dialog = page.getByTestId('chat-generation');
-  await expect(dialog.getByLabel('Temperature (0–2)')).toHaveAttribute('placeholder', "Empty: 0.4 (the agent's)");
+  await expect(dialog.getByLabel('Temperature (0–2)')).toHaveAttribute('placeholder', "Empty: the agent's");
   await dialog.getByLabel('Temperature (0–2)').fill('3');
   await expect(dialog.getByText('Temperature is a number from 0 to 2')).toBeVisible();
   await expect(dialog.getByRole('button', { name: 'Save' })).toBeDisabled();
   await dialog.getByLabel('Temperature (0–2)').fill('0.9');
+  await dialog.getByLabel('Longest answer (tokens)').fill('500');
   await dialog.getByRole('button', { name: 'Save' }).click();
-  await expect(page.getByRole('button', { name: 'Generation settings (this chat has its own)' })).toBeVisible();
+  const overridden = page.getByRole('button', { name: 'Generation settings (this chat has its own)' });
+  await expect(overridden).toBeVisible();
 
   llm.clearRequests();
   await chat.send('Second question');
-  await expect(chat.lastAnswer()).toContainText('Careful answer.');
+  await expect(chat.lastAnswer()).toContainText('An answer.');
   const second = (await llm.waitForRequest()).body as AnthropicBody;
   expect(second.temperature).toBe(0.9);
-  expect(second.max_tokens).toBe(900);
+  expect(second.max_tokens).toBe(500);
 
-  // The override is stored with the chat, and "Use the agent's settings" lets go of it.
+  // Stored with the chat; "Use the agent's settings" lets go of it.
   await page.reload();
-  await page.getByRole('button', { name: 'Generation settings (this chat has its own)' }).click();
-  await expect(page.getByTestId('chat-generation').getByLabel('Temperature (0–2)')).toHaveValue('0.9');
-  await page.getByTestId('chat-generation').getByRole('button', { name: "Use the agent's settings" }).click();
+  await overridden.click();
+  await expect(dialog.getByLabel('Temperature (0–2)')).toHaveValue('0.9');
+  await dialog.getByRole('button', { name: "Use the agent's settings" }).click();
   await expect(page.getByRole('button', { name: 'Generation settings', exact: true })).toBeVisible();
   llm.clearRequests();
   await chat.send('Third question');
   await expect(chat.lastAnswer()).toHaveAttribute('data-status', 'complete');
-  expect(((await llm.waitForRequest()).body as AnthropicBody).temperature).toBe(0.4);
+  expect((await llm.waitForRequest()).body).not.toHaveProperty('temperature');
 });
 
 test('cached input tokens show in the answer details and in the inspector', async ({ page, chat, llm }) => {

@@ -45,7 +45,7 @@ export class AgentsPage {
       for (const [label, value] of Object.entries(input.strategy.fields ?? {})) await form.getByLabel(label).fill(value);
     }
     for (const [label, value] of Object.entries(input.generation ?? {})) await form.getByLabel(label).fill(value);
-    if (input.isCacheFriendly) await form.getByLabel(/^Cache-friendly/).check();
+    if (input.isCacheFriendly) await form.getByRole('radio', { name: /^Cache-friendly/ }).check();
     await form.getByRole('button', { name: 'Save' }).click();
     await expect(this.item(input.name)).toBeVisible();
   }
