@@ -36,7 +36,7 @@ describe('the cache-friendly context order', () => {
   ];
 
   /** The request for the turn whose question is `turns[questionAt]`. */
-  function assembleTurn(order: ContextOrder, questionAt: number): AssembledContext {
+  function assembleTurn(order: ContextOrder, questionAt: number, at?: string): AssembledContext {
     const input: ContextInput = {
       chain: buildChain(turns.slice(0, questionAt + 1)),
       agent: buildAgent({ prompt: 'You help the release manager.', reminders: ['Be brief.'], contextOrder: order }),
@@ -50,7 +50,7 @@ describe('the cache-friendly context order', () => {
       isLastCycle: false,
       model: buildModelInfo(),
       providerKind: 'anthropic',
-      clock: buildFrozenClock(),
+      clock: buildFrozenClock(at),
       tokenCounter: counter,
     };
     const result = assembleContext(input);
@@ -81,6 +81,22 @@ describe('the cache-friendly context order', () => {
     expect(sent(third).slice(0, lastCached + 1)).toEqual(sent(second).slice(0, lastCached + 1));
   });
 
+  it('keeps the start of the request the same when the next turn comes minutes later, the time moving to the reminder', () => {
+    const second = assembleTurn('cache_friendly', 2, '2026-11-21T10:00:00Z').messages;
+    const third = assembleTurn('cache_friendly', 4, '2026-11-21T10:17:00Z').messages;
+    const lastCached = selectCacheBreakpoints(second).at(-1) ?? -1;
+    expect(sent(third).slice(0, lastCached + 1)).toEqual(sent(second).slice(0, lastCached + 1));
+    expect(JSON.stringify(third.at(-1)?.message)).toContain('It is now Saturday November 21, 2026, 11:17 (Europe/Paris).');
+    expect(JSON.stringify(third[0]?.message)).toContain('Saturday November 21, 2026 (Europe/Paris)');
+    expect(JSON.stringify(third[0]?.message)).not.toContain('11:17');
+  });
+
+  it('in the recency order, the time in the system prompt changes the very first message from one minute to the next', () => {
+    const early = assembleTurn('recency', 2, '2026-11-21T10:00:00Z').messages;
+    const later = assembleTurn('recency', 2, '2026-11-21T10:01:00Z').messages;
+    expect(sharedPrefix(early, later)).toBe(0);
+  });
+
   it('keeps the agent prompt and the project files right after the system prompt', () => {
     const kinds = assembleTurn('cache_friendly', 4).messages.map((item) => item.kind);
     expect(kinds.slice(0, 3)).toEqual(['system', 'custom_agent', 'project_files']);
@@ -95,7 +111,7 @@ describe('the cache-friendly context order', () => {
     expect(third.findIndex((item) => item.kind === 'project_files')).toBeGreaterThan(filesAt);
   });
 
-  it('is the same request in both orders when there is no agent prompt, project or history to move', () => {
+  it('with nothing to move, differs only in where the time of day is: the prompt or the reminder', () => {
     const only = (order: ContextOrder) => {
       const result = assembleContext({
         chain: buildChain([buildUserMessage({ text: 'Hi' })]),
@@ -111,9 +127,16 @@ describe('the cache-friendly context order', () => {
         tokenCounter: counter,
       });
       if (!result.ok) throw new Error(result.error.message);
-      return sent(result.value.messages);
+      return result.value.messages;
     };
-    expect(only('cache_friendly')).toEqual(only('recency'));
+    const recency = only('recency');
+    const cacheFriendly = only('cache_friendly');
+    expect(recency.map((item) => item.kind)).toEqual(['system', 'user']);
+    expect(cacheFriendly.map((item) => item.kind)).toEqual(['system', 'user', 'reminder']);
+    expect(cacheFriendly[1]?.message).toEqual(recency[1]?.message);
+    expect(JSON.stringify(recency[0]?.message)).toContain('11:00');
+    expect(JSON.stringify(cacheFriendly[0]?.message)).not.toContain('11:00');
+    expect(JSON.stringify(cacheFriendly[2]?.message)).toContain('It is now Saturday November 21, 2026, 11:00');
   });
 });
 
