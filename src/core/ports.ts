@@ -8,6 +8,7 @@ import type {
   ChatMessageSimple,
   FileId,
   FileStatus,
+  GenerationControls,
   LlmEvent,
   LlmMessage,
   MessageId,
@@ -48,6 +49,13 @@ export interface LlmRequest {
   /** Declared without execute: the agent loop runs tools itself. */
   tools: ToolDefinition[];
   maxOutputTokens?: number;
+  /** Temperature, top-p, reasoning effort, thinking budget: each only when set. */
+  controls?: GenerationControls;
+  /**
+   * Indexes of the messages that end a stable prefix, for providers that cache only up to a
+   * marked message (Anthropic); the others cache stable prefixes on their own.
+   */
+  cacheBreakpoints?: number[];
 }
 
 export interface LlmClient {

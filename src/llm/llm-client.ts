@@ -2,6 +2,7 @@ import { jsonSchema, simulateStreamingMiddleware, streamText, tool, wrapLanguage
 import type { JSONSchema7, ToolSet } from 'ai';
 import type { LlmError, LlmEvent, ToolDefinition } from '../core/model';
 import type { LlmClient, LlmRequest, ReadableTextExtractor } from '../core/ports';
+import { selectCallSettings } from './call-settings';
 import { createLanguageModel, selectWireApi } from './create-language-model';
 import type { FetchFunction, ProviderLanguageModel } from './create-language-model';
 import {
@@ -17,9 +18,8 @@ import {
   redactError,
 } from './errors';
 import { listProviderModels } from './list-models';
-import { resolveModelInfo } from './model-catalog';
 import { StreamNormalizer } from './normalize-stream';
-import { toModelPrompt } from './to-model-messages';
+import { selectCacheMarker, toModelPrompt } from './to-model-messages';
 import { createTrackedFetch } from './tracked-fetch';
 import type { FetchTracker } from './tracked-fetch';
 
@@ -127,22 +127,6 @@ function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T | typ
   });
 }
 
-/**
- * Reasoning models on the Responses API only send their reasoning back to us (and so to the
- * next request) when asked for the encrypted content; `store: false` keeps conversations off
- * OpenAI's servers, as a local-first app should.
- */
-function selectProviderOptions(
-  request: LlmRequest,
-): Parameters<typeof streamText>[0]['providerOptions'] {
-  if (request.provider.kind !== 'openai' || request.provider.api !== 'responses') return undefined;
-  if (!resolveModelInfo(request.provider, request.modelId).hasReasoning)
-    return { openai: { store: false } };
-  return {
-    openai: { store: false, include: ['reasoning.encrypted_content'], reasoningSummary: 'auto' },
-  };
-}
-
 const INTERRUPTED: LlmEvent = { type: 'finish', reason: 'interrupted' };
 
 /** The abort reason the stall watchdog uses, told apart from the user's Stop. */
@@ -177,10 +161,9 @@ function describeStall(request: LlmRequest, idleMs: number): LlmError {
 function startStream(request: LlmRequest, model: ProviderLanguageModel, signal: AbortSignal) {
   return streamText({
     model,
-    ...toModelPrompt(request.messages),
+    ...toModelPrompt(request.messages, selectCacheMarker(request)),
     tools: toToolSet(request.tools),
-    maxOutputTokens: request.maxOutputTokens,
-    providerOptions: selectProviderOptions(request),
+    ...selectCallSettings(request),
     abortSignal: signal,
     // A system message later in the conversation is ours (a summary, a notice), not a user's.
     allowSystemInMessages: true,

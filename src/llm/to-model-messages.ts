@@ -6,6 +6,7 @@ import type {
   UserModelMessage,
 } from 'ai';
 import type { LlmImagePart, LlmMessage, LlmTextPart } from '../core/model';
+import type { LlmRequest } from '../core/ports';
 
 type AssistantPart = Exclude<AssistantModelMessage['content'], string>[number];
 type ProviderOptions = NonNullable<
@@ -120,21 +121,53 @@ export interface ModelPrompt {
   messages: ModelMessage[];
 }
 
+/** Messages that end a stable prefix, and the provider option that asks to cache up to them. */
+export interface CacheMarker {
+  indexes: ReadonlySet<number>;
+  providerOptions: ProviderOptions;
+}
+
+/**
+ * Anthropic caches a prompt only up to a message marked `cache_control` (the SDK's
+ * `cacheControl` option, put on the message's last part); OpenAI and Gemini cache stable
+ * prefixes without being asked, so their requests carry no marker.
+ */
+export function selectCacheMarker(
+  request: Pick<LlmRequest, 'provider' | 'cacheBreakpoints'>,
+): CacheMarker | undefined {
+  const breakpoints = request.cacheBreakpoints ?? [];
+  if (request.provider.kind !== 'anthropic' || breakpoints.length === 0) return undefined;
+  return {
+    indexes: new Set(breakpoints),
+    providerOptions: { anthropic: { cacheControl: { type: 'ephemeral' } } },
+  };
+}
+
+function mark<T extends ModelMessage>(message: T, index: number, marker: CacheMarker | undefined): T {
+  return marker?.indexes.has(index) === true
+    ? { ...message, providerOptions: marker.providerOptions }
+    : message;
+}
+
 /**
  * Splits the leading system messages off into the SDK's `instructions` field, where it expects
  * them. A system message later in the conversation keeps its place: moving it would change what
- * the model reads (the request builder opts into that with `allowSystemInMessages`).
+ * the model reads (the request builder opts into that with `allowSystemInMessages`). Messages at
+ * the marker's indexes carry its cache option.
  */
-export function toModelPrompt(messages: LlmMessage[]): ModelPrompt {
+export function toModelPrompt(messages: LlmMessage[], marker?: CacheMarker): ModelPrompt {
   const system: SystemModelMessage[] = [];
   let index = 0;
   for (; index < messages.length; index += 1) {
     const message = messages[index];
     if (message?.role !== 'system') break;
-    system.push({ role: 'system', content: message.content });
+    system.push(mark({ role: 'system', content: message.content }, index, marker));
   }
+  const offset = index;
   return {
     instructions: system.length > 0 ? system : undefined,
-    messages: toModelMessages(messages.slice(index)),
+    messages: toModelMessages(messages.slice(offset)).map((message, at) =>
+      mark(message, offset + at, marker),
+    ),
   };
 }

@@ -1,4 +1,5 @@
-import { asProviderId, type Agent, type AgentId, type HistoryStrategy, type ModelRef } from '../core/model';
+import { asProviderId, type Agent, type AgentId, type ContextOrder, type HistoryStrategy, type ModelRef } from '../core/model';
+import { isEmptyGeneration, parseGenerationForm, toGenerationFormValues, type GenerationFormValues } from './generation-form';
 
 /** The tools an agent can switch on by name (MCP tools come from Settings' servers). */
 export const AGENT_TOOL_NAMES = ['web_search', 'open_url', 'search_project', 'read_file'] as const;
@@ -20,6 +21,9 @@ export interface AgentFormValues {
   head: number;
   tail: number;
   maxTokens: number;
+  generation: GenerationFormValues;
+  contextOrder: ContextOrder;
+  shouldSendPastReasoning: boolean;
 }
 
 const MODEL_SEPARATOR = '\u0000';
@@ -54,6 +58,9 @@ export function toFormValues(agent: Agent): AgentFormValues {
     head: strategy.kind === 'head_and_tail' ? strategy.head : DEFAULT_HEAD,
     tail: strategy.kind === 'head_and_tail' ? strategy.tail : DEFAULT_TAIL,
     maxTokens: strategy.kind === 'token_limited' ? strategy.maxTokens : DEFAULT_MAX_TOKENS,
+    generation: toGenerationFormValues(agent.generation),
+    contextOrder: agent.contextOrder ?? 'recency',
+    shouldSendPastReasoning: agent.shouldSendPastReasoning === true,
   };
 }
 
@@ -77,7 +84,8 @@ export function validateAgentForm(values: AgentFormValues): string {
   if (values.shouldReplaceSystemPrompt && values.prompt.trim() === '') {
     return 'A prompt that replaces the system prompt cannot be empty.';
   }
-  return '';
+  const generation = parseGenerationForm(values.generation);
+  return generation.ok ? '' : generation.problem;
 }
 
 /** The agent the form describes, keeping id, origin and creation time of `base`. */
@@ -87,8 +95,12 @@ export function applyFormValues(base: Agent, values: AgentFormValues, now: numbe
       .split('\n')
       .map((line) => line.trim())
       .filter((line) => line !== '');
+  // Generation settings left empty are not stored: the provider's defaults hold.
+  const { generation: _previous, ...rest } = base;
+  const parsed = parseGenerationForm(values.generation);
+  const generation = parsed.ok && !isEmptyGeneration(parsed.settings) ? parsed.settings : undefined;
   return {
-    ...base,
+    ...rest,
     name: values.name.trim(),
     prompt: values.prompt,
     shouldReplaceSystemPrompt: values.shouldReplaceSystemPrompt,
@@ -96,6 +108,9 @@ export function applyFormValues(base: Agent, values: AgentFormValues, now: numbe
     defaultModel: decodeModel(values.defaultModel),
     enabledTools: [...new Set([...values.enabledTools, ...lines(values.mcpTools)])],
     historyStrategy: toHistoryStrategy(values),
+    ...(generation === undefined ? {} : { generation }),
+    contextOrder: values.contextOrder,
+    shouldSendPastReasoning: values.shouldSendPastReasoning,
     updatedAt: now,
   };
 }
@@ -112,6 +127,8 @@ export function createBlankAgent(id: AgentId, now: number): Agent {
     // The tools the built-in agent offers, ticked, so a new agent can do what it can.
     enabledTools: [...AGENT_TOOL_NAMES],
     historyStrategy: { kind: 'auto' },
+    contextOrder: 'recency',
+    shouldSendPastReasoning: false,
     isBuiltIn: false,
     createdAt: now,
     updatedAt: now,

@@ -29,8 +29,8 @@ export interface ChatSessionDeps {
 
 /** What a stored session row shows: a change elsewhere (a checkpoint's version bump) is not news. */
 function shownFields(session: Session): string {
-  const { title, currentLeafId, agentId, projectId, models, isPinned, isArchived } = session;
-  return JSON.stringify({ title, currentLeafId, agentId, projectId, models, isPinned, isArchived });
+  const { title, currentLeafId, agentId, projectId, models, isPinned, isArchived, generationOverride } = session;
+  return JSON.stringify({ title, currentLeafId, agentId, projectId, models, isPinned, isArchived, generationOverride });
 }
 
 /**

@@ -1,8 +1,9 @@
-import type { Agent, AgentId, Attachment, ModelRef, Project, ProjectId, Session, SessionId } from '../core/model';
+import type { Agent, AgentId, Attachment, GenerationSettings, ModelRef, Project, ProjectId, Session, SessionId } from '../core/model';
 import type { SessionStore } from '../core/ports';
 import type { AgentClient } from '../workers/agent/agent.client';
 import type { AssembledContext, WorkerError } from '../workers/agent/agent.api';
 import { isOverBudget, sameModel } from './context-summary';
+import { isEmptyGeneration } from './generation-form';
 
 export { isLocalProvider, sameModel } from './context-summary';
 import type { NoticesState } from './errors.svelte';
@@ -137,6 +138,20 @@ export class ComposerState {
         this.deps.sessions.update(sessionId, { agentId: this.agentId, models: plainModels(this.models) }),
       );
     }
+  }
+
+  /**
+   * The open chat's own generation settings over its agent's (none set: the agent's hold). The
+   * answer length changes what the context keeps free, so the preview is computed again.
+   */
+  async setGenerationOverride(settings: GenerationSettings | undefined): Promise<void> {
+    const sessionId = this.sessionId;
+    if (!sessionId) return;
+    const generationOverride = isEmptyGeneration(settings) ? undefined : settings;
+    await this.deps.notices.guard('Could not save the chat’s generation settings', () =>
+      this.deps.sessions.update(sessionId, { generationOverride }),
+    );
+    this.schedulePreview();
   }
 
   /**

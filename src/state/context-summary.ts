@@ -1,4 +1,5 @@
 import type { AssembledContext, ContextKind, DropReason } from '../core/context';
+import { selectCacheBreakpoints } from '../core/context/cache-breakpoints';
 import type { LlmMessage, ModelRef, ProviderConfig } from '../core/model';
 
 export type { AssembledContext, ContextKind, ContextMessage, DroppedItem } from '../core/context';
@@ -121,3 +122,11 @@ export function isLocalProvider(provider: Pick<ProviderConfig, 'preset' | 'baseU
   }
 }
 
+
+/**
+ * The messages where a stable prefix of the request ends: Anthropic requests mark them for
+ * caching; OpenAI and Gemini cache a repeated start without marks.
+ */
+export function findCachedPrefixEnds(context: AssembledContext): ReadonlySet<number> {
+  return new Set(selectCacheBreakpoints(context.messages));
+}

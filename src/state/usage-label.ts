@@ -7,12 +7,28 @@ import { computeCost, resolveModelInfo } from '../llm/model-catalog';
  * no cost rather than a guess.
  */
 export function formatUsage(usage: Usage, model: ModelRef | undefined): string {
-  const parts = [`${formatCount(usage.inputTokens)} in`, `${formatCount(usage.outputTokens)} out`];
-  if (usage.reasoningTokens) parts.push(`${formatCount(usage.reasoningTokens)} reasoning`);
+  const parts = [`${formatCount(usage.inputTokens)} in`];
+  // Cached input is part of the input: it follows it, so "in · cached" reads as one fact.
   if (usage.cachedInputTokens) parts.push(`${formatCount(usage.cachedInputTokens)} cached`);
+  parts.push(`${formatCount(usage.outputTokens)} out`);
+  if (usage.reasoningTokens) parts.push(`${formatCount(usage.reasoningTokens)} reasoning`);
   const cost = model ? computeCost(resolveModelInfo({ preset: 'custom', contextWindowOverrides: {} }, model.modelId), usage) : undefined;
   if (cost !== undefined) parts.push(formatCost(cost));
   return parts.join(' · ');
+}
+
+/**
+ * "6,289 of 9,632 input tokens (65%)": how much of an answer's input the provider served from
+ * its prompt cache, as it reported; "None of 1,200 input tokens" when it reported none;
+ * "Not reported" when the provider says nothing about caching.
+ */
+export function describeCachedInput(usage: Usage): string {
+  const cached = usage.cachedInputTokens;
+  if (cached === undefined) return 'Not reported by the provider';
+  const input = `${formatCount(usage.inputTokens)} input tokens`;
+  if (cached === 0) return `None of ${input}`;
+  const share = usage.inputTokens > 0 ? Math.round((cached / usage.inputTokens) * 100) : 0;
+  return `${formatCount(cached)} of ${input} (${String(share)}%)`;
 }
 
 export function formatCount(count: number): string {

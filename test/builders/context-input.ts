@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { ContextInput, ContextTool } from '../../src/core/context';
 import {
+  contextOrderSchema,
   historyStrategySchema,
   modelInfoSchema,
   providerKindSchema,
@@ -98,6 +99,8 @@ export const contextCaseSchema = z.object({
       reminders: z.array(z.string()).optional(),
       historyStrategy: historyStrategySchema.optional(),
       isBuiltIn: z.boolean().optional(),
+      contextOrder: contextOrderSchema.optional(),
+      shouldSendPastReasoning: z.boolean().optional(),
     })
     .optional(),
   project: z
@@ -174,6 +177,10 @@ export function buildContextInput(spec: ContextCase, tokenCounter: TokenCounter)
       ? { historyStrategy: spec.agent.historyStrategy }
       : {}),
     ...(spec.agent?.isBuiltIn !== undefined ? { isBuiltIn: spec.agent.isBuiltIn } : {}),
+    ...(spec.agent?.contextOrder !== undefined ? { contextOrder: spec.agent.contextOrder } : {}),
+    ...(spec.agent?.shouldSendPastReasoning !== undefined
+      ? { shouldSendPastReasoning: spec.agent.shouldSendPastReasoning }
+      : {}),
   });
   return {
     chain: buildChain(spec.chain.map(buildMessage)),

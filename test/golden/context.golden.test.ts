@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { assembleContext, type AssembledContext, type ContextError, type ContextMessage } from '../../src/core/context';
+import { assembleContext, selectCacheBreakpoints, type AssembledContext, type ContextError, type ContextMessage } from '../../src/core/context';
 import type { TokenCounter } from '../../src/core/ports';
 import { createTokenCounter } from '../../src/core/tokens';
 import type { Result } from '../../src/util/result';
@@ -34,10 +34,20 @@ function describeContent(message: ContextMessage['message']): unknown {
   });
 }
 
-function describeResult(result: Result<AssembledContext, ContextError>): unknown {
+/**
+ * Cases about the context order (their agent names one) also record where the request's
+ * stable prefixes end: the messages Anthropic requests mark for caching.
+ */
+function describeResult(
+  result: Result<AssembledContext, ContextError>,
+  shouldShowCacheBreakpoints: boolean,
+): unknown {
   if (!result.ok) return { ok: false, error: result.error };
   const context = result.value;
   return {
+    ...(shouldShowCacheBreakpoints
+      ? { cacheBreakpoints: selectCacheBreakpoints(context.messages) }
+      : {}),
     ok: true,
     projectMode: context.projectMode,
     budget: context.budget,
@@ -74,7 +84,10 @@ describe('context assembly golden cases', () => {
     it(`renders ${name} as expected`, () => {
       const dir = join(CASES_DIR, name);
       const spec = contextCaseSchema.parse(JSON.parse(readFileSync(join(dir, 'input.json'), 'utf8')));
-      const actual = describeResult(assembleContext(buildContextInput(spec, counter)));
+      const actual = describeResult(
+        assembleContext(buildContextInput(spec, counter)),
+        spec.agent?.contextOrder !== undefined,
+      );
       const expectedPath = join(dir, 'expected.json');
       if (SHOULD_UPDATE) {
         writeFileSync(expectedPath, `${JSON.stringify(actual, null, 2)}\n`);

@@ -7,9 +7,12 @@ import type { ServerResponse } from 'node:http';
 import { isRecord } from './protocols/wire';
 
 export interface Usage {
+  /** All input tokens, cached ones included (each protocol splits them its own way). */
   inputTokens?: number;
   outputTokens?: number;
   reasoningTokens?: number;
+  /** Input tokens served from the provider's prompt cache (default 0). */
+  cachedInputTokens?: number;
 }
 
 export interface TextScenario {
@@ -111,7 +114,7 @@ const isOptional = (value: unknown, type: 'string' | 'number'): boolean =>
 function isUsage(value: unknown): boolean {
   if (value === undefined) return true;
   if (!isRecord(value)) return false;
-  return ['inputTokens', 'outputTokens', 'reasoningTokens'].every((key) =>
+  return ['inputTokens', 'outputTokens', 'reasoningTokens', 'cachedInputTokens'].every((key) =>
     isOptional(value[key], 'number'),
   );
 }
@@ -317,6 +320,7 @@ export function planTurn(scenario: GeneratedScenario, ctx: PlanContext): TurnPla
       inputTokens: parts.usage?.inputTokens ?? ctx.requestTokens,
       outputTokens: parts.usage?.outputTokens ?? estimateTokens(generated) + reasoningTokens,
       reasoningTokens,
+      cachedInputTokens: parts.usage?.cachedInputTokens ?? 0,
     },
     frameDelayMs: tps !== undefined && tps > 0 ? 1000 / tps : 0,
   };

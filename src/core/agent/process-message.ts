@@ -35,6 +35,7 @@ import type {
 import { Checkpointer } from './checkpointer';
 import { createEmitter, type PacketSink } from './emitter';
 import type { ExecuteContext } from './execute-tool-calls';
+import { resolveGeneration } from './resolve-generation';
 import { runLlmLoop, type LoopDeps, type LoopOutcome } from './run-llm-loop';
 import { StateContainer } from './state-container';
 import type { Tool } from './tools/tool';
@@ -67,6 +68,8 @@ export interface AssemblerArgs {
   projectFiles: ProjectFile[];
   model: ModelInfo;
   provider: ProviderConfig;
+  /** What the context keeps free for the answer (the answer length set); the model's max when omitted. */
+  reservedOutputTokens?: number;
 }
 
 export interface PreparedContext {
@@ -305,6 +308,7 @@ async function runModel(args: RunModelArgs): Promise<{ message: AssistantMessage
   let outcome: LoopOutcome;
   try {
     const model = deps.resolveModel(args.provider, args.modelRef.modelId);
+    const generation = resolveGeneration(args.agent, args.session, model);
     const prepared = deps.prepareContext({
       chain: args.chain,
       agent: args.agent,
@@ -312,13 +316,17 @@ async function runModel(args: RunModelArgs): Promise<{ message: AssistantMessage
       projectFiles: args.projectFiles,
       model,
       provider: args.provider,
+      ...(generation.reservedOutputTokens === undefined
+        ? {}
+        : { reservedOutputTokens: generation.reservedOutputTokens }),
     });
     outcome = await runLlmLoop(
       {
         request: {
           provider: args.provider,
           modelId: args.modelRef.modelId,
-          maxOutputTokens: model.maxOutputTokens,
+          maxOutputTokens: generation.maxOutputTokens,
+          controls: generation.controls,
         },
         tools: prepared.tools,
         signal,

@@ -26,6 +26,10 @@ export interface CycleContext {
   estimatedInputTokens?: number;
   /** The first citation number not taken by documents already in the context (rule 5). */
   nextDocumentNumber: number;
+  /** The most output tokens this prompt leaves room for in the model's window. */
+  outputTokenRoom?: number;
+  /** Where the request's stable prefixes end (message indexes), for prompt caching. */
+  cacheBreakpoints?: number[];
 }
 
 export interface ContextFailure {
@@ -55,6 +59,28 @@ export interface LoopInput {
 export interface LoopOutcome {
   stopReason: StopReason;
   error?: { code: string; message: string };
+}
+
+/**
+ * One cycle's request: the turn's settings with this cycle's messages and tools, the answer
+ * length lowered to what the prompt leaves of the window, and the cache breakpoints.
+ */
+function fitRequest(
+  request: LoopInput['request'],
+  context: CycleContext,
+  tools: ToolDefinition[],
+): LlmRequest {
+  const wanted = request.maxOutputTokens;
+  const room = context.outputTokenRoom;
+  const maxOutputTokens =
+    room === undefined ? wanted : wanted === undefined ? room : Math.min(wanted, room);
+  return {
+    ...request,
+    messages: context.messages,
+    tools,
+    ...(maxOutputTokens === undefined ? {} : { maxOutputTokens }),
+    ...(context.cacheBreakpoints === undefined ? {} : { cacheBreakpoints: context.cacheBreakpoints }),
+  };
 }
 
 /**
@@ -91,7 +117,7 @@ export async function runLlmLoop(
     // Inline project files take the first numbers; this turn's tool documents follow them.
     nextDocumentNumber = Math.max(nextDocumentNumber, context.value.nextDocumentNumber);
     const step = await runLlmStep(
-      { ...input.request, messages: context.value.messages, tools },
+      fitRequest(input.request, context.value, tools),
       input.signal,
       deps,
       emitter,

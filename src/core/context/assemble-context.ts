@@ -4,8 +4,8 @@ import { err, ok } from '../../util/result';
 import { allocateBudget, decideProjectMode, resolveReservedOutput } from './budget';
 import { sharePricing } from './parts/block-pricing';
 import type { Block, PartEnv } from './parts/part';
-import { CONTEXT_PARTS } from './parts/registry';
-import { expandPlaceholders, type PlaceholderValues } from './placeholders';
+import { selectContextParts } from './parts/registry';
+import { expandPlaceholders, formatCurrentDateTime, type PlaceholderValues } from './placeholders';
 import { isOnlyDisplayArtifacts, removeDisplayArtifacts } from './remove-from-text';
 import type { SectionContext } from './system-prompt/section';
 import { createTokenMeter } from './token-meter';
@@ -24,6 +24,8 @@ import type {
 
 export const CITATION_REMINDER =
   'Cite the documents you use with their number in brackets, e.g. [1].';
+/** The cache-friendly order's time of day, at the end of the request (the prompt has the day). */
+export const CURRENT_TIME_REMINDER = 'It is now';
 export const LAST_CYCLE_REMINDER =
   'You cannot call any more tools in this turn. Answer now with the information you already have.';
 
@@ -142,12 +144,21 @@ export function prepareEnv(input: ContextInput): Result<PartEnv, ContextError> {
     input.project === null || input.project.files.length === 0
       ? null
       : decideProjectMode(input.project.files, input.model, input.reservedOutputTokens);
+  // In the cache-friendly order the system prompt and the agent prompt open every request: they
+  // carry the day only, and the reminder at the end carries the time.
+  const isCacheFriendly = input.agent.contextOrder === 'cache_friendly';
+  const headPlaceholders: PlaceholderValues = isCacheFriendly
+    ? { ...placeholders, isDateOnly: true }
+    : placeholders;
   const reminderLines = [
     ...input.agent.reminders
       .map((line) => expandPlaceholders(line.trim(), placeholders))
       .filter((line) => line.length > 0),
     ...(input.hasSearchRunInTurn ? [CITATION_REMINDER] : []),
     ...(input.isLastCycle ? [LAST_CYCLE_REMINDER] : []),
+    ...(isCacheFriendly
+      ? [`${CURRENT_TIME_REMINDER} ${formatCurrentDateTime(placeholders.now, placeholders.timeZone)}.`]
+      : []),
   ];
   const sectionContext: SectionContext = {
     tools: input.tools,
@@ -158,6 +169,7 @@ export function prepareEnv(input: ContextInput): Result<PartEnv, ContextError> {
     isCompact: input.model.runsInBrowser === true,
   };
   const { removeFromText } = input;
+  const shouldSendPastReasoning = input.agent.shouldSendPastReasoning === true;
   return ok({
     input,
     meter: createTokenMeter(input.tokenCounter, input.model.encoding, input.calibrationFactor),
@@ -166,8 +178,8 @@ export function prepareEnv(input: ContextInput): Result<PartEnv, ContextError> {
     excluded: input.chain.filter((message) => message.isExcluded),
     projectMode,
     sectionContext,
-    placeholders,
-    ...resolveCustomAgent(input, placeholders),
+    placeholders: headPlaceholders,
+    ...resolveCustomAgent(input, headPlaceholders),
     reminderLines,
     pricing: sharePricing(
       {
@@ -177,6 +189,7 @@ export function prepareEnv(input: ContextInput): Result<PartEnv, ContextError> {
         providerKind: input.providerKind,
         hasVision: input.model.hasVision,
         removeFromText,
+        shouldSendPastReasoning,
       },
       (meter) => ({
         meter,
@@ -187,6 +200,7 @@ export function prepareEnv(input: ContextInput): Result<PartEnv, ContextError> {
           removeFromText === undefined
             ? (text) => !isOnlyDisplayArtifacts(text)
             : (text) => removeFromText(text).length > 0,
+        shouldSendPastReasoning,
       }),
     ),
   });
@@ -231,13 +245,13 @@ function findOversizedFile(env: PartEnv, limit: number): ContextError | null {
  * collect parts → allocate budget → trim → render.
  */
 export function assembleContext(input: ContextInput): Result<AssembledContext, ContextError> {
-  // 1. Collect: every registered part renders its blocks, in context order.
+  // 1. Collect: every registered part renders its blocks, in the agent's context order.
   const prepared = prepareEnv(input);
   if (!prepared.ok) return prepared;
   const env = prepared.value;
   const blocks: Block[] = [];
   const dropped: DroppedItem[] = [];
-  for (const part of CONTEXT_PARTS) {
+  for (const part of selectContextParts(input.agent.contextOrder)) {
     const output = part.collect(env);
     // One by one: a spread of a long history's blocks could pass the engine's argument limit.
     for (const block of output.blocks) blocks.push(block);

@@ -21,6 +21,8 @@ export {
   type DocumentInput,
   type NumberedDocument,
 } from './documents';
+export { measureOutputRoom } from './fit-output';
+export { selectCacheBreakpoints, MAX_CACHE_BREAKPOINTS } from './cache-breakpoints';
 export { expandPlaceholders, formatCurrentDate, formatCurrentDateTime } from './placeholders';
 export { removeDisplayArtifacts, FOLLOW_UPS_MARKER } from './remove-from-text';
 export {

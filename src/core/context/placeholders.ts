@@ -4,6 +4,11 @@ export interface PlaceholderValues {
   now: number;
   timeZone: string;
   userName?: string;
+  /**
+   * `{{CURRENT_DATETIME}}` gives the day only: the start of a cache-friendly request then
+   * changes once a day, not every minute (the time goes at the end, in the reminder).
+   */
+  isDateOnly?: boolean;
 }
 
 const DATE_LOCALE = 'en-US';
@@ -55,7 +60,9 @@ export function expandPlaceholders(text: string, values: PlaceholderValues): str
   return text.replace(/\{\{\s*([A-Za-z_.]+)\s*\}\}/g, (whole, name: string) => {
     switch (name) {
       case 'CURRENT_DATETIME':
-        return formatCurrentDateTime(values.now, values.timeZone);
+        return values.isDateOnly === true
+          ? `${formatCurrentDate(values.now, values.timeZone)} (${values.timeZone})`
+          : formatCurrentDateTime(values.now, values.timeZone);
       case 'CURRENT_DATE':
         return formatCurrentDate(values.now, values.timeZone);
       case 'user.name':

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { agentIdSchema } from './ids';
+import { contextOrderSchema, generationSettingsSchema } from './generation';
 import { modelRefSchema } from './message';
 
 /** How much history an agent keeps (seed 003); the token budget always applies on top. */
@@ -28,6 +29,12 @@ export const agentSchema = z.object({
   defaultModel: modelRefSchema.nullable(),
   enabledTools: z.array(z.string()),
   historyStrategy: historyStrategySchema,
+  /** Temperature, top-p, answer length, reasoning; absent: the provider's defaults. */
+  generation: generationSettingsSchema.optional(),
+  /** Where the agent prompt and project files go; absent: `recency`. */
+  contextOrder: contextOrderSchema.optional(),
+  /** Send reasoning from earlier turns back to the model; absent: only the current turn's. */
+  shouldSendPastReasoning: z.boolean().optional(),
   isBuiltIn: z.boolean(),
   createdAt: z.number(),
   updatedAt: z.number(),

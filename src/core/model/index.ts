@@ -5,6 +5,7 @@ export * from './llm-events';
 export * from './provider';
 export * from './session';
 export * from './agent';
+export * from './generation';
 export * from './project';
 export * from './provider-key';
 export * from './plain-title';

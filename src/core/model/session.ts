@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { agentIdSchema, messageIdSchema, projectIdSchema, sessionIdSchema } from './ids';
+import { generationSettingsSchema } from './generation';
 import { modelRefSchema } from './message';
 
 export const sessionSchema = z.object({
@@ -11,6 +12,8 @@ export const sessionSchema = z.object({
   models: z.array(modelRefSchema).max(3),
   /** The leaf of the visible branch; null for an empty session. */
   currentLeafId: messageIdSchema.nullable(),
+  /** This chat's own generation settings, each field over the agent's. */
+  generationOverride: generationSettingsSchema.optional(),
   isPinned: z.boolean(),
   isArchived: z.boolean(),
   createdAt: z.number(),

@@ -2,7 +2,7 @@ import { createDefaultAgent } from '../../core/agent/default-agent';
 import { generateTitle } from '../../core/agent/generate-title';
 import { AgentRequestError, fallbackTitle, ModelAborts, processMessage, type AgentDeps, type AssemblerArgs, type PreparedContext } from '../../core/agent/process-message';
 import type { Tool } from '../../core/agent/tools/tool';
-import { assembleContext, decideProjectMode, renderNumberedDocuments } from '../../core/context';
+import { assembleContext, decideProjectMode, measureOutputRoom, renderNumberedDocuments, selectCacheBreakpoints } from '../../core/context';
 import type { AssembledContext, ContextTool } from '../../core/context/types';
 import type { Clock, ConfirmationPort, Embedder, Ids, LlmClient, Scheduler, SettingsStore, TokenCounter } from '../../core/ports';
 import type { AssistantMessage, Citation, MessageId, ProviderConfig, SessionId, ToolDefinition, Usage } from '../../core/model';
@@ -416,6 +416,7 @@ function prepareContext(
       isLastCycle: cycle.isLastCycle,
       model: args.model,
       providerKind: args.provider.kind,
+      ...(args.reservedOutputTokens === undefined ? {} : { reservedOutputTokens: args.reservedOutputTokens }),
       clock: host.clock,
       tokenCounter: host.tokens,
       calibrationFactor,
@@ -429,11 +430,13 @@ function prepareContext(
         // Undo the calibration: the factor is learned from raw estimates.
         estimatedInputTokens: (result.value.totalTokens + result.value.budget.toolTokens) / calibrationFactor,
         nextDocumentNumber: result.value.nextDocumentNumber,
+        outputTokenRoom: measureOutputRoom(result.value),
+        cacheBreakpoints: selectCacheBreakpoints(result.value.messages),
       },
     };
   };
   // Inline project files are documents 1..n in file order (context engine, rule 5).
-  const isInline = args.project !== null && decideProjectMode(args.projectFiles, args.model) === 'inline';
+  const isInline = args.project !== null && decideProjectMode(args.projectFiles, args.model, args.reservedOutputTokens) === 'inline';
   const documents: Citation[] = isInline
     ? args.projectFiles.map((file, i) => ({ number: i + 1, title: file.name, fileId: file.id }))
     : [];

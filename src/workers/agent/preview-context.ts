@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import type { AssemblerArgs, PreparedContext } from '../../core/agent/process-message';
+import { resolveGeneration } from '../../core/agent/resolve-generation';
 import { toToolDefinition } from '../../core/agent/tools/tool';
 import type { AssembledContext } from '../../core/context';
 import {
@@ -86,9 +87,19 @@ export async function previewContext(raw: unknown, deps: PreviewContextDeps): Pr
   const projectFiles = project ? await deps.loadProjectFiles(project) : [];
   const model = deps.resolveModel(provider, request.model.modelId);
 
+  // The answer length set for the agent or the chat changes what the context keeps free.
+  const { reservedOutputTokens } = resolveGeneration(agent, session, model);
   let assembled: AssembledContext | undefined;
   const prepared = await deps.prepare(
-    { chain, agent, project, projectFiles, model, provider },
+    {
+      chain,
+      agent,
+      project,
+      projectFiles,
+      model,
+      provider,
+      ...(reservedOutputTokens === undefined ? {} : { reservedOutputTokens }),
+    },
     (context) => {
       assembled = context;
     },

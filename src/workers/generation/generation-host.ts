@@ -212,7 +212,7 @@ export function createGenerationHost(deps: GenerationHostDeps = {}): Omit<Genera
         input_ids: inputIds,
         attention_mask: attentionMask,
         max_new_tokens: request.maxNewTokens,
-        do_sample: false,
+        ...selectSampling(request),
         streamer,
         stopping_criteria: [new SharedFlagStoppingCriteria(stopFlag)],
         return_dict_in_generate: true,
@@ -302,3 +302,22 @@ export function createGenerationHost(deps: GenerationHostDeps = {}): Omit<Genera
 }
 
 class StoppedBeforeStart extends Error {}
+
+/**
+ * transformers.js generation options for the request's sampling: greedy decoding unless a
+ * temperature above 0 or a top-p below 1 asks for sampling (temperature 0 means greedy, as
+ * with the providers).
+ */
+export function selectSampling(
+  request: Pick<LocalGenerationRequest, 'temperature' | 'topP'>,
+): { do_sample: boolean; temperature?: number; top_p?: number } {
+  const { temperature, topP } = request;
+  const isSampling =
+    (temperature !== undefined && temperature > 0) || (topP !== undefined && topP < 1);
+  if (!isSampling || temperature === 0) return { do_sample: false };
+  return {
+    do_sample: true,
+    ...(temperature !== undefined ? { temperature } : {}),
+    ...(topP !== undefined ? { top_p: topP } : {}),
+  };
+}

@@ -40,6 +40,9 @@ export interface LocalGenerationRequest {
   messages: ChatTemplateMessage[];
   tools: ChatTemplateTool[];
   maxNewTokens: number;
+  /** Sampling: without either, the model decodes greedily (the same answer every time). */
+  temperature?: number;
+  topP?: number;
 }
 
 export interface LocalGenerationResult {

@@ -78,6 +78,8 @@ async function* streamLocal(
       messages: toChatTemplateMessages(request.messages),
       tools: toChatTemplateTools(request.tools),
       maxNewTokens: request.maxOutputTokens ?? 256,
+      ...(request.controls?.temperature !== undefined ? { temperature: request.controls.temperature } : {}),
+      ...(request.controls?.topP !== undefined ? { topP: request.controls.topP } : {}),
     },
     stopFlag,
     proxy((text: string) => queue.push(text)),

@@ -6,6 +6,9 @@ export interface AgentInput {
   reminders?: string;
   isReplacingSystemPrompt?: boolean;
   strategy?: { label: string; fields?: Record<string, string> };
+  /** Generation fields by label, e.g. { 'Temperature (0–2)': '0.4' }. */
+  generation?: Record<string, string>;
+  isCacheFriendly?: boolean;
 }
 
 /** The agents screen: list, editor, duplicate, delete. */
@@ -41,6 +44,8 @@ export class AgentsPage {
       await form.getByLabel('Strategy').selectOption({ label: input.strategy.label });
       for (const [label, value] of Object.entries(input.strategy.fields ?? {})) await form.getByLabel(label).fill(value);
     }
+    for (const [label, value] of Object.entries(input.generation ?? {})) await form.getByLabel(label).fill(value);
+    if (input.isCacheFriendly) await form.getByRole('radio', { name: /^Cache-friendly/ }).check();
     await form.getByRole('button', { name: 'Save' }).click();
     await expect(this.item(input.name)).toBeVisible();
   }

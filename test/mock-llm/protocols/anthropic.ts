@@ -49,10 +49,11 @@ function messageStart(plan: TurnPlan, call: CallInfo): string {
       content: [],
       stop_reason: null,
       stop_sequence: null,
+      // input_tokens counts only what the cache did not serve; cache reads are reported apart.
       usage: {
-        input_tokens: plan.usage.inputTokens,
+        input_tokens: plan.usage.inputTokens - plan.usage.cachedInputTokens,
         cache_creation_input_tokens: 0,
-        cache_read_input_tokens: 0,
+        cache_read_input_tokens: plan.usage.cachedInputTokens,
         output_tokens: 1,
       },
     },
@@ -179,7 +180,11 @@ export const anthropicProtocol: ProviderProtocol = {
       content: responseContent(plan),
       stop_reason: stopReasonOf(plan),
       stop_sequence: null,
-      usage: { input_tokens: plan.usage.inputTokens, output_tokens: plan.usage.outputTokens },
+      usage: {
+        input_tokens: plan.usage.inputTokens - plan.usage.cachedInputTokens,
+        cache_read_input_tokens: plan.usage.cachedInputTokens,
+        output_tokens: plan.usage.outputTokens,
+      },
     };
   },
 

@@ -30,7 +30,7 @@ export function describeGeminiCall(model: string, action: GeminiAction): CallInf
 type Part = Record<string, unknown>;
 
 function usageMetadata(plan: TurnPlan, isFinal: boolean): Record<string, unknown> {
-  const { inputTokens, outputTokens, reasoningTokens } = plan.usage;
+  const { inputTokens, outputTokens, reasoningTokens, cachedInputTokens } = plan.usage;
   const candidates = outputTokens - reasoningTokens;
   // Like the real API, intermediate chunks only know the prompt size.
   if (!isFinal) return { promptTokenCount: inputTokens, totalTokenCount: inputTokens };
@@ -39,6 +39,8 @@ function usageMetadata(plan: TurnPlan, isFinal: boolean): Record<string, unknown
     candidatesTokenCount: candidates,
     totalTokenCount: inputTokens + outputTokens,
     ...(reasoningTokens > 0 ? { thoughtsTokenCount: reasoningTokens } : {}),
+    // promptTokenCount includes the cached part, which cachedContentTokenCount reports.
+    ...(cachedInputTokens > 0 ? { cachedContentTokenCount: cachedInputTokens } : {}),
   };
 }
 

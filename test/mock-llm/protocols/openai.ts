@@ -29,12 +29,13 @@ const callId = (plan: TurnPlan, call: PlannedToolCall, index: number): string =>
   call.id ?? `call_${plan.responseId}_${index}`;
 
 function usageOf(plan: TurnPlan): Record<string, unknown> {
-  const { inputTokens, outputTokens, reasoningTokens } = plan.usage;
+  const { inputTokens, outputTokens, reasoningTokens, cachedInputTokens } = plan.usage;
   return {
     prompt_tokens: inputTokens,
     completion_tokens: outputTokens,
     total_tokens: inputTokens + outputTokens,
-    prompt_tokens_details: { cached_tokens: 0 },
+    // prompt_tokens counts the cached ones too; the details say how many were cached.
+    prompt_tokens_details: { cached_tokens: cachedInputTokens },
     completion_tokens_details: { reasoning_tokens: reasoningTokens },
   };
 }

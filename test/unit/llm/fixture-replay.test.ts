@@ -182,6 +182,24 @@ const EXPECTATIONS: Record<string, Expectation> = {
     errors: [],
     finish: 'tool-calls',
   },
+  // Cached input tokens as each provider reports them, next to reasoning tokens.
+  'openai-responses-cached-reasoning-usage.chunks.txt': {
+    usage: { inputTokens: 7112, outputTokens: 463, reasoningTokens: 64, cachedInputTokens: 3072 },
+    errors: [],
+    finish: 'stop',
+  },
+  'anthropic-prompt-cache-read.chunks.txt': {
+    text: 'The sum of the squares of the numbers 1 through 12 is **650**.',
+    usage: { inputTokens: 9632, outputTokens: 198, cachedInputTokens: 6289 },
+    errors: [],
+    finish: 'stop',
+  },
+  // A usage chunk alone: the counts arrive, but without a finish reason the stream is cut off.
+  // Input counts the prompt and the tool-use prompt (12 + 65); output counts the thoughts.
+  'gemini-usage-cached-thoughts.sse': {
+    usage: { inputTokens: 77, outputTokens: 160, reasoningTokens: 89, cachedInputTokens: 4 },
+    finish: 'interrupted',
+  },
   // Keep-alive comments are skipped; the recording stops before any finish chunk.
   'openrouter-keepalive-comments.sse': { text: '亚', errors: [], finish: 'interrupted' },
 };

@@ -19,8 +19,33 @@ describe('the agent form', () => {
       defaultModel: { providerId: asProviderId('p1'), modelId: 'gpt-4o' },
       enabledTools: ['web_search', 'mcp:github'],
       historyStrategy: { kind: 'head_and_tail' as const, head: 1, tail: 6 },
+      generation: { temperature: 0.4, topP: 0.95, maxOutputTokens: 900, reasoningEffort: 'high' as const, thinkingBudget: 2_048 },
+      contextOrder: 'cache_friendly' as const,
+      shouldSendPastReasoning: true,
     };
     expect(applyFormValues(agent, toFormValues(agent), 1)).toEqual(agent);
+  });
+
+  it('stores no generation settings when every field is left empty, and only the filled ones otherwise', () => {
+    const base = { ...createBlankAgent(asAgentId('a1'), 1), generation: { temperature: 1 } };
+    const values = toFormValues(base);
+    const cleared = applyFormValues(base, { ...values, generation: { ...values.generation, temperature: '' } }, 2);
+    expect(cleared).not.toHaveProperty('generation');
+    const filled = applyFormValues(base, { ...values, generation: { ...values.generation, maxOutputTokens: '700' } }, 2);
+    expect(filled.generation).toEqual({ temperature: 1, maxOutputTokens: 700 });
+  });
+
+  it('refuses generation settings out of range, saying what is allowed', () => {
+    const values = toFormValues(createBlankAgent(asAgentId('a1'), 1));
+    const withGeneration = (generation: Partial<typeof values.generation>) => ({
+      ...values,
+      generation: { ...values.generation, ...generation },
+    });
+    expect(validateAgentForm(withGeneration({ temperature: '2.5' }))).toMatch(/Temperature is a number from 0 to 2/);
+    expect(validateAgentForm(withGeneration({ topP: '0' }))).toMatch(/Top-p/);
+    expect(validateAgentForm(withGeneration({ maxOutputTokens: '12.5' }))).toMatch(/whole number of tokens/);
+    expect(validateAgentForm(withGeneration({ thinkingBudget: '500' }))).toMatch(/0 \(no thinking\) or a whole number of tokens from 1,024/);
+    expect(validateAgentForm(withGeneration({ thinkingBudget: '0', temperature: '0' }))).toBe('');
   });
 
   it('builds each history strategy from its own fields and ignores the others', () => {

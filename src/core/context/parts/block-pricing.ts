@@ -15,6 +15,8 @@ export interface BlockPricing {
   removeFromText: (text: string) => string;
   /** Whether `removeFromText` leaves any text, answered without running it when it can be. */
   hasTextAfterRemoval: (text: string) => boolean;
+  /** Earlier turns send their reasoning back too (normally only the current turn's goes). */
+  shouldSendPastReasoning: boolean;
 }
 
 export interface BlockPricingKey {
@@ -25,6 +27,7 @@ export interface BlockPricingKey {
   hasVision: boolean;
   /** The caller's remover, or undefined for the default one. */
   removeFromText: ((text: string) => string) | undefined;
+  shouldSendPastReasoning: boolean;
 }
 
 interface SharedPricing {
@@ -44,7 +47,8 @@ function isSameKey(a: BlockPricingKey, b: BlockPricingKey): boolean {
     a.calibrationFactor === b.calibrationFactor &&
     a.providerKind === b.providerKind &&
     a.hasVision === b.hasVision &&
-    a.removeFromText === b.removeFromText
+    a.removeFromText === b.removeFromText &&
+    a.shouldSendPastReasoning === b.shouldSendPastReasoning
   );
 }
 

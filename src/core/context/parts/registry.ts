@@ -1,3 +1,4 @@
+import type { ContextOrder } from '../../model';
 import { customAgentPart } from './custom-agent.part';
 import { historyPart } from './history.part';
 import { newestTurnPart } from './newest-turn.part';
@@ -18,3 +19,23 @@ export const CONTEXT_PARTS: readonly ContextPart[] = [
   newestTurnPart,
   reminderPart,
 ];
+
+/**
+ * The cache-friendly order: S, then CA and P right after it, then the chat, the newest turn and
+ * R. The start of the request (tools, S, CA, P and the earlier turns) stays the same from turn
+ * to turn, so the providers' prompt caches can serve it; the price is that the agent prompt
+ * and the project files sit far from the question in a long chat.
+ */
+export const CACHE_FRIENDLY_CONTEXT_PARTS: readonly ContextPart[] = [
+  systemPart,
+  customAgentPart,
+  projectFilesPart,
+  historyPart,
+  newestTurnPart,
+  reminderPart,
+];
+
+/** The parts in the order an agent asked for (`recency` when it did not say). */
+export function selectContextParts(order: ContextOrder | undefined): readonly ContextPart[] {
+  return order === 'cache_friendly' ? CACHE_FRIENDLY_CONTEXT_PARTS : CONTEXT_PARTS;
+}

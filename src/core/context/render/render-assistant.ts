@@ -66,9 +66,13 @@ function priceToolResults(
   return tokens;
 }
 
-function hasReasoningToSend(step: AssistantStep, isCurrentTurn: boolean): boolean {
+function hasReasoningToSend(
+  step: AssistantStep,
+  isCurrentTurn: boolean,
+  env: BlockPricing,
+): boolean {
   return (
-    isCurrentTurn &&
+    (isCurrentTurn || env.shouldSendPastReasoning) &&
     step.reasoning !== undefined &&
     (step.reasoning.text.length > 0 || step.reasoning.providerState !== undefined)
   );
@@ -101,7 +105,7 @@ class StepBlock extends ConversationBlock {
   ) {
     super(part, isRequired);
     let contentTokens = 0;
-    if (step.reasoning && hasReasoningToSend(step, isCurrentTurn))
+    if (step.reasoning && hasReasoningToSend(step, isCurrentTurn, env))
       contentTokens += step.reasoning.tokenCount;
     // The stored count is of the text before display artifacts were removed: an upper bound.
     if (hasText) contentTokens += step.textTokenCount;
@@ -137,7 +141,7 @@ class StepBlock extends ConversationBlock {
     const step = this.#step;
     const isCurrentTurn = this.#isCurrentTurn;
     const content: Array<LlmTextPart | LlmReasoningPart | LlmToolCallPart> = [];
-    if (step.reasoning && hasReasoningToSend(step, isCurrentTurn)) {
+    if (step.reasoning && hasReasoningToSend(step, isCurrentTurn, this.#env)) {
       content.push({
         type: 'reasoning',
         text: step.reasoning.text,
@@ -179,8 +183,9 @@ class StepBlock extends ConversationBlock {
 }
 
 /**
- * Assistant steps as blocks, appended to `blocks`. Reasoning is sent back only within the
- * current turn, where providers need it (thinking signatures) to continue after a tool call.
+ * Assistant steps as blocks, appended to `blocks`. Reasoning is sent back within the current
+ * turn, where providers need it (thinking signatures) to continue after a tool call, and from
+ * earlier turns only when the agent asks for it.
  * A step with neither text (once display artifacts are removed) nor tool calls sends nothing.
  */
 export function priceAssistantSteps(

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { LocalGenerationRequest } from '../../../../src/workers/generation/generation.api';
-import { createGenerationHost } from '../../../../src/workers/generation/generation-host';
+import { createGenerationHost, selectSampling } from '../../../../src/workers/generation/generation-host';
 
 const MODELS = `${join(import.meta.dirname, '../../../fixtures/models')}/`;
 const TINY_CHAT = { modelId: 'carrel/tiny-chat', sourceUrl: 'http://127.0.0.1:1/models' };
@@ -61,5 +61,22 @@ describe('the generation host on the tiny generated chat model', () => {
     const other = await host.generate(request([{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Other' }], 4), newFlag(), () => undefined);
     expect(other.ok && other.value.reusedPromptTokens).toBeLessThan(one.value.promptTokens);
     expect(other.ok && other.value.reusedPromptTokens).toBeGreaterThan(0);
+  });
+});
+
+describe('sampling options for the built-in model', () => {
+  it('decodes greedily when nothing is set, and for a temperature of 0', () => {
+    expect(selectSampling({})).toEqual({ do_sample: false });
+    expect(selectSampling({ temperature: 0, topP: 0.5 })).toEqual({ do_sample: false });
+  });
+
+  it('samples with the temperature and top-p the agent or chat set', () => {
+    expect(selectSampling({ temperature: 0.7 })).toEqual({ do_sample: true, temperature: 0.7 });
+    expect(selectSampling({ temperature: 0.7, topP: 0.9 })).toEqual({ do_sample: true, temperature: 0.7, top_p: 0.9 });
+    expect(selectSampling({ topP: 0.8 })).toEqual({ do_sample: true, top_p: 0.8 });
+  });
+
+  it('treats a top-p of 1 alone as no sampling', () => {
+    expect(selectSampling({ topP: 1 })).toEqual({ do_sample: false });
   });
 });

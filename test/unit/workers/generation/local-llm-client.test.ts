@@ -45,6 +45,17 @@ function createClient() {
 }
 
 describe('the built-in model behind the LlmClient port', () => {
+  it('answers the same with a temperature of 0 as without settings: greedy decoding either way', async () => {
+    const read = async (controls: LlmRequest['controls']) => {
+      let text = '';
+      const withControls = { ...request(12), ...(controls ? { controls } : {}) };
+      for await (const event of createClient().stream(withControls, new AbortController().signal))
+        if (event.type === 'text-delta') text += event.text;
+      return text;
+    };
+    expect(await read({ temperature: 0 })).toBe(await read(undefined));
+  });
+
   it('streams text, reports usage and ends with one finish', async () => {
     const events: LlmEvent[] = [];
     for await (const event of createClient().stream(request(12), new AbortController().signal)) events.push(event);
