@@ -4,7 +4,7 @@
  * agent worker calls `generate` over a MessagePort the UI hands it. Errors cross as plain
  * `{ code, message }`.
  */
-import type { WorkerResult } from '../agent/agent.api';
+import type { CallKinds, WorkerResult } from '../protocol';
 import type { ChatTemplateMessage, ChatTemplateTool } from '../../llm/local-chat-messages';
 
 export type { ChatTemplateMessage, ChatTemplateTool, WorkerResult };
@@ -78,3 +78,16 @@ export interface GenerationWorkerApi {
   /** Serves the same API on `port` (how the agent worker reaches this worker). */
   connect(port: MessagePort): void;
 }
+
+/** What the generation host answers: the API without `connect`, which the worker itself serves. */
+export type GenerationHostApi = Omit<GenerationWorkerApi, 'connect'>;
+
+/** How each call reports a worker that could not set up (see `CallKinds`). */
+export const GENERATION_CALLS: CallKinds<GenerationHostApi> = {
+  download: 'result',
+  cancel: 'throws',
+  isDownloaded: 'throws',
+  deleteModel: 'throws',
+  generate: 'result',
+  status: 'throws',
+};

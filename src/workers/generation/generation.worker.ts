@@ -1,34 +1,23 @@
 /// <reference lib="webworker" />
 // First: zod without its eval probe, and CSP violations logged where tests can see them.
 import '../../pwa/strict-csp';
-import { expose } from 'comlink';
 import { ORT_WASM_PATHS } from '../embedding/ort-wasm-paths';
-import type { GenerationWorkerApi } from './generation.api';
+import { lazyHost, serve } from '../protocol';
+import { GENERATION_CALLS, type GenerationHostApi, type GenerationWorkerApi } from './generation.api';
 
 /**
  * The generation worker: the built-in model runs here, in a worker of its own, so neither the
  * UI nor the agent loop waits while it reads a prompt. The UI talks to it directly (downloads,
- * status); the agent worker through a MessagePort the UI connects (`connect`).
+ * status); the agent worker through a MessagePort the UI connects (`connect`). transformers.js
+ * is fetched on the first call, not when the app starts the worker.
  */
-type Host = Omit<GenerationWorkerApi, 'connect'>;
-let hostPromise: Promise<Host> | undefined;
-
-/** transformers.js is fetched on the first call, not when the app starts the worker. */
-function getHost(): Promise<Host> {
-  hostPromise ??= import('./generation-host').then(({ createGenerationHost }) => createGenerationHost({ wasmPaths: ORT_WASM_PATHS }));
-  return hostPromise;
-}
-
 const api: GenerationWorkerApi = {
-  download: async (...args) => (await getHost()).download(...args),
-  cancel: async (...args) => (await getHost()).cancel(...args),
-  isDownloaded: async (...args) => (await getHost()).isDownloaded(...args),
-  deleteModel: async (...args) => (await getHost()).deleteModel(...args),
-  generate: async (...args) => (await getHost()).generate(...args),
-  status: async () => (await getHost()).status(),
+  ...lazyHost<GenerationHostApi>(GENERATION_CALLS, () =>
+    import('./generation-host').then(({ createGenerationHost }) => createGenerationHost({ wasmPaths: ORT_WASM_PATHS })),
+  ),
   connect(port) {
-    expose(api, port);
+    serve(api, port);
   },
 };
 
-expose(api);
+serve(api);
