@@ -141,7 +141,7 @@ export function prepareEnv(input: ContextInput): Result<PartEnv, ContextError> {
   const projectMode: ProjectMode | null =
     input.project === null || input.project.files.length === 0
       ? null
-      : decideProjectMode(input.project.files, input.model, input.reservedOutputTokens);
+      : (input.project.mode ?? decideProjectMode(input.project.files, input.model, input.reservedOutputTokens));
   const reminderLines = [
     ...input.agent.reminders
       .map((line) => expandPlaceholders(line.trim(), placeholders))
