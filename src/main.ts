@@ -22,7 +22,7 @@ import { SessionsState } from './state/sessions.svelte';
 import { SettingsState } from './state/settings.svelte';
 import { StorageSettingsState } from './state/settings-storage.svelte';
 import { createStores, observe, openCarrelDb } from './storage';
-import { createAgentClient, type AgentClient } from './workers/agent/agent.client';
+import { createAgentClient } from './workers/agent/agent.client';
 import { createAnswerFeed, openRelayChannel } from './workers/agent/answer-relay';
 import { createGenerationClient } from './workers/generation/generation.client';
 import { BuiltinModelState } from './state/builtin-model.svelte';
@@ -116,7 +116,7 @@ async function start(): Promise<void> {
     notices,
   });
   const chat = new ChatSessionState({
-    agent: withNewChatAgent(workerClient, () => composer.agentId),
+    agent: workerClient,
     sessions: stores.sessions,
     messages: stores.messages,
     newRunId: newId,
@@ -175,23 +175,6 @@ async function start(): Promise<void> {
 function afterFirstPaint(task: () => void): void {
   if (document.visibilityState === 'hidden') setTimeout(task, 0);
   else requestAnimationFrame(() => setTimeout(task, 0));
-}
-
-/**
- * A new chat takes the agent picked in the composer: its first request carries `agentId`
- * (open chats keep theirs, stored on the session).
- */
-function withNewChatAgent(client: AgentClient, agentId: () => string | null): AgentClient {
-  return {
-    ...client,
-    send: (runId, request, onPackets, onConfirm) =>
-      client.send(
-        runId,
-        request.sessionId === null && request.agentId === undefined ? { ...request, agentId: agentId() } : request,
-        onPackets,
-        onConfirm,
-      ),
-  };
 }
 
 /** Hands a file to the person through a temporary download link. */

@@ -279,6 +279,14 @@ export class ChatSessionState {
     });
   };
 
+  /**
+   * The request that answered `userMessageId` (its final cycle), as it was sent: recorded by the
+   * agent worker at send time, not recomputed.
+   */
+  lastRequest(userMessageId: string): ReturnType<AgentClient['lastRequest']> {
+    return this.deps.agent.lastRequest(userMessageId);
+  }
+
   /** Reloads the open chat from storage (after another part of the app changed it). */
   async reload(): Promise<void> {
     await this.open(this.session?.id ?? null);
@@ -304,7 +312,7 @@ export class ChatSessionState {
   async send(
     text: string,
     models: ModelRef[],
-    extras: { attachments?: Attachment[]; projectId?: string; onStored?: () => void } = {},
+    extras: { attachments?: Attachment[]; projectId?: string; agentId?: string | null; onStored?: () => void } = {},
   ): Promise<void> {
     const trimmed = text.trim();
     if (trimmed.length === 0) return;
@@ -322,6 +330,7 @@ export class ChatSessionState {
       parentId?: string | null;
       attachments?: Attachment[];
       projectId?: string;
+      agentId?: string | null;
     },
     pendingUser: ChatMessageSimple | null,
     onStored?: () => void,

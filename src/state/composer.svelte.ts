@@ -197,17 +197,6 @@ export class ComposerState {
     }
   }
 
-  /** The request that answered `userMessageId`, recomputed (the inspector's "last request"). */
-  async previewLast(userMessageId: string): Promise<{ ok: true; value: AssembledContext } | { ok: false; error: WorkerError }> {
-    const model = this.models[0];
-    if (!model) return { ok: false, error: { code: 'no_provider', message: 'Choose a model first.' } };
-    return this.deps.agent.previewContext({
-      sessionId: this.sessionId,
-      model: { providerId: model.providerId, modelId: model.modelId },
-      userMessageId,
-    });
-  }
-
   /** Counts the draft after a short pause; only the newest draft's count is shown. */
   private countDraft(): void {
     clearTimeout(this.countTimer);

@@ -12,7 +12,11 @@
  * Lines only speed the walk up: the walk still checks every parent link, so a row whose line is
  * wrong costs a keyed read, never a wrong chain.
  */
-import { ROOT_PARENT_ID, type CarrelDb, type MessageRow } from './db';
+import type { Table } from 'dexie';
+import { ROOT_PARENT_ID, type MessageRow } from './message-row';
+
+/** The one table line placement reads. */
+type MessageTable = { messages: Table<MessageRow, string> };
 
 export interface LinePosition {
   lineId: string;
@@ -121,7 +125,7 @@ export function placeRows<Row extends TreeLinks>(
  * the transaction that writes the rows, so no other write can take a slot in between.
  */
 export async function placeImportedRows(
-  db: Pick<CarrelDb, 'messages'>,
+  db: MessageTable,
   rows: readonly UnplacedMessageRow[],
 ): Promise<MessageRow[]> {
   const sessionIds = [...new Set(rows.map((row) => row.sessionId))];
@@ -157,7 +161,7 @@ export async function findParentCycle(
 
 /** `findParentCycle` over imported messages (id to parent id) and the rows already stored. */
 export function findImportedParentCycle(
-  db: Pick<CarrelDb, 'messages'>,
+  db: MessageTable,
   incoming: ReadonlyMap<string, string | null>,
 ): Promise<string[] | undefined> {
   return findParentCycle(incoming, async (id) => {

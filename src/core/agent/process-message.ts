@@ -5,15 +5,10 @@ import {
   attachmentSchema,
   toPlainTitle,
   modelRefSchema,
-  type Agent,
   type AssistantMessage,
   type ChatMessageSimple,
-  type Citation,
   type MessageId,
-  type ModelInfo,
   type ModelRef,
-  type Project,
-  type ProjectFile,
   type ProviderConfig,
   type Session,
   type StopReason,
@@ -21,24 +16,23 @@ import {
   type UserMessage,
 } from '../model';
 import type {
-  AgentStore,
   Clock,
+  ConfirmationPort,
   Ids,
   LlmClient,
   MessageStore,
-  ProjectStore,
   Scheduler,
   ProviderStore,
   SessionStore,
   TokenCounter,
 } from '../ports';
+import type { AssembledContext } from '../context';
+import { prepareContext, resolveTurn, type ResolvedTurn, type TurnPorts } from './assemble-turn';
 import { Checkpointer } from './checkpointer';
 import { createEmitter, type PacketSink } from './emitter';
 import type { ExecuteContext } from './execute-tool-calls';
-import { resolveGeneration } from './resolve-generation';
-import { runLlmLoop, type LoopDeps, type LoopOutcome } from './run-llm-loop';
+import { runLlmLoop, type LoopOutcome } from './run-llm-loop';
 import { StateContainer } from './state-container';
-import type { Tool } from './tools/tool';
 
 /** Compare mode runs at most this many models on one turn. */
 export const MAX_COMPARE_MODELS = 3;
@@ -61,27 +55,6 @@ export const sendMessageRequestSchema = z.object({
 });
 export type SendMessageRequest = z.input<typeof sendMessageRequestSchema>;
 
-export interface AssemblerArgs {
-  chain: ChatMessageSimple[];
-  agent: Agent | null;
-  project: Project | null;
-  projectFiles: ProjectFile[];
-  model: ModelInfo;
-  provider: ProviderConfig;
-  /** What the context keeps free for the answer (the answer length set); the model's max when omitted. */
-  reservedOutputTokens?: number;
-}
-
-export interface PreparedContext {
-  assemble: LoopDeps['assemble'];
-  /** Learns from each step's reported usage (token calibration for this model). */
-  onStepUsage?: LoopDeps['onStepUsage'];
-  /** Documents numbered by the context itself (inline project files), citable from the start. */
-  documents: Citation[];
-  /** The tools on offer this turn (the project mode decides search tools). */
-  tools: Tool[];
-}
-
 export interface AgentDeps {
   clock: Clock;
   ids: Ids;
@@ -91,18 +64,29 @@ export interface AgentDeps {
   sessions: SessionStore;
   messages: MessageStore;
   providers: ProviderStore;
-  agents: AgentStore;
-  projects: ProjectStore;
+  /** What turn assembly reads: agents, projects and their files, settings, tools. */
+  turn: TurnPorts;
+  /** Asks the person before a risky tool call; refuses when nobody can be asked. */
+  confirmation: ConfirmationPort;
   /** The chain ending at `leafId`, oldest first (empty for null), through the session cache. */
   loadChain(session: Session, leafId: MessageId | null): Promise<ChatMessageSimple[]>;
   /** Keeps a usage record per answer (costs over time); the message carries its usage too. */
   recordUsage?: (entry: { sessionId: Session['id']; messageId: MessageId; model: ModelRef; usage: Usage }) => Promise<unknown>;
   /** Tells the session cache about the chain this turn just wrote. */
   rememberChain(session: Session, chain: ChatMessageSimple[]): void;
-  loadProjectFiles(project: Project): Promise<ProjectFile[]>;
-  resolveModel(provider: ProviderConfig, modelId: string): ModelInfo;
-  prepareContext(args: AssemblerArgs): PreparedContext;
   renderDocuments: ExecuteContext['renderDocuments'];
+  /**
+   * Sees each request as it is assembled for a model, before it is sent: the last one of a
+   * turn is the request that answered the question (the inspector's "last request").
+   */
+  onRequest?: (record: SentRequest) => void;
+}
+
+/** One assembled request of a turn, as it went to the model. */
+export interface SentRequest {
+  userMessageId: MessageId;
+  modelIndex: number;
+  context: AssembledContext;
 }
 
 export class AgentRequestError extends Error {
@@ -213,9 +197,10 @@ export async function processMessage(
   }
   const isFirstTurn = chain.length === 1;
 
-  const agent = session.agentId ? ((await deps.agents.get(session.agentId)) ?? null) : null;
-  const project = session.projectId ? ((await deps.projects.get(session.projectId)) ?? null) : null;
-  const projectFiles = project ? await deps.loadProjectFiles(project) : [];
+  const turn = await resolveTurn({ chain, session, agentId: session.agentId, projectId: session.projectId }, deps.turn, {
+    confirmation: deps.confirmation,
+    signal,
+  });
 
   const outcomes = await Promise.all(
     request.models.map((modelRef, modelIndex) =>
@@ -225,10 +210,7 @@ export async function processMessage(
         provider: providers[modelIndex] as ProviderConfig,
         session,
         userMessage,
-        chain,
-        agent,
-        project,
-        projectFiles,
+        turn,
         deps,
         sink,
         signal: modelAborts.signalFor(modelIndex, signal),
@@ -258,10 +240,7 @@ interface RunModelArgs {
   provider: ProviderConfig;
   session: Session;
   userMessage: UserMessage;
-  chain: ChatMessageSimple[];
-  agent: Agent | null;
-  project: Project | null;
-  projectFiles: ProjectFile[];
+  turn: ResolvedTurn;
   deps: AgentDeps;
   sink: PacketSink;
   signal: AbortSignal;
@@ -307,19 +286,10 @@ async function runModel(args: RunModelArgs): Promise<{ message: AssistantMessage
 
   let outcome: LoopOutcome;
   try {
-    const model = deps.resolveModel(args.provider, args.modelRef.modelId);
-    const generation = resolveGeneration(args.agent, args.session, model);
-    const prepared = deps.prepareContext({
-      chain: args.chain,
-      agent: args.agent,
-      project: args.project,
-      projectFiles: args.projectFiles,
-      model,
-      provider: args.provider,
-      ...(generation.reservedOutputTokens === undefined
-        ? {}
-        : { reservedOutputTokens: generation.reservedOutputTokens }),
-    });
+    const prepared = prepareContext(args.turn, args.provider, args.modelRef.modelId, deps.turn, (context) =>
+      deps.onRequest?.({ userMessageId: args.userMessage.id, modelIndex, context }),
+    );
+    const { generation } = prepared;
     outcome = await runLlmLoop(
       {
         request: {

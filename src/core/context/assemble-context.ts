@@ -143,7 +143,7 @@ export function prepareEnv(input: ContextInput): Result<PartEnv, ContextError> {
   const projectMode: ProjectMode | null =
     input.project === null || input.project.files.length === 0
       ? null
-      : decideProjectMode(input.project.files, input.model, input.reservedOutputTokens);
+      : (input.project.mode ?? decideProjectMode(input.project.files, input.model, input.reservedOutputTokens));
   // In the cache-friendly order the system prompt and the agent prompt open every request: they
   // carry the day only, and the reminder at the end carries the time.
   const isCacheFriendly = input.agent.contextOrder === 'cache_friendly';

@@ -1,6 +1,13 @@
 import type { TokenCounter, TokenEncodingName } from '../ports';
 import { applyCalibration, MESSAGE_OVERHEAD_TOKENS, NEUTRAL_CALIBRATION_FACTOR } from '../tokens';
-import type { TokenMeter } from './parts/part';
+
+/** Counts per request what has no stored count (S, CA, P, R, markers), and prices messages. */
+export interface TokenMeter {
+  /** Tokens of a text, with the model's encoding. */
+  countText(text: string): number;
+  /** Tokens of a whole message from its content tokens: overhead added, calibration applied. */
+  priceMessage(contentTokens: number): number;
+}
 
 /**
  * Characters of text whose counts are remembered per counter and encoding. The texts the engine

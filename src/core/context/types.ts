@@ -51,6 +51,8 @@ export type ContextTool = ToolDefinition & {
 export interface ContextProject {
   project: Project;
   files: ProjectFile[];
+  /** Fit or search as the turn decided it for this model; decided here when omitted. */
+  mode?: ProjectMode;
 }
 
 export interface ContextInput {

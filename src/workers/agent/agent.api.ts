@@ -2,30 +2,46 @@
  * The agent worker's contract: the only way into the agent loop. Everything crossing it is
  * structured-cloneable; errors cross as plain `{ code, message }`, never as thrown objects.
  */
+import { z } from 'zod';
+import type { PreviewRequest as PreviewContextRequest } from '../../core/agent/assemble-turn';
 import type { SendMessageRequest, TurnResult } from '../../core/agent/process-message';
 import type { Packet } from '../../core/agent/packets';
 import type { AssembledContext } from '../../core/context';
-import type { ModelInfo } from '../../core/model';
-import type { PreviewContextRequest } from './preview-context';
-import type { KeywordOnlyReason, ProjectSearchRequest, ProjectSearchResult } from './search-project-files';
-import type { ConfirmationRequest } from '../../core/ports';
-import type { Result } from '../../util/result';
+import { projectIdSchema, type ModelInfo } from '../../core/model';
+import type { McpServerConfig } from '../../core/model/settings';
+import type { ConfirmationRequest, KeywordOnlyReason, ProjectSearchHit, ProjectSearchMode } from '../../core/ports';
 import type { SearchBackendConfig } from '../../core/agent/tools/search-backends/search-backend';
-import type { McpServerConfig } from './mcp/mcp-server-config';
 import type { WebToolSettings } from '../../core/agent/tools/web-tools';
+import type { CallKinds, WorkerError, WorkerResult } from '../protocol';
 
 /** The settings screen's shapes (web tools, MCP servers), for the UI side of the Test buttons. */
 export type { McpServerConfig, SearchBackendConfig, WebToolSettings };
 
 export type { AssembledContext, ConfirmationRequest, Packet, PreviewContextRequest, SendMessageRequest, TurnResult };
-export type { KeywordOnlyReason, ProjectSearchRequest, ProjectSearchResult };
+export type { KeywordOnlyReason, WorkerError, WorkerResult };
 
-export interface WorkerError {
-  code: string;
-  message: string;
+/** Longer queries are not searches but pasted documents; the search box refuses them plainly. */
+export const MAX_PROJECT_QUERY_CHARS = 1_000;
+
+export const projectSearchRequestSchema = z.object({
+  projectId: projectIdSchema,
+  query: z
+    .string()
+    .trim()
+    .min(1, 'Type something to search for.')
+    .max(MAX_PROJECT_QUERY_CHARS, `A search is at most ${MAX_PROJECT_QUERY_CHARS.toLocaleString('en-US')} characters.`),
+});
+export type ProjectSearchRequest = z.input<typeof projectSearchRequestSchema>;
+
+export interface ProjectSearchResult {
+  mode: ProjectSearchMode;
+  /** Null when the search was hybrid. */
+  keywordOnlyReason: KeywordOnlyReason | null;
+  hits: ProjectSearchHit[];
 }
 
-export type WorkerResult<T> = Result<T, WorkerError>;
+/** A superseded search: the caller cancelled it and never shows this. */
+export const SEARCH_CANCELLED = { code: 'aborted', message: 'The search was cancelled.' } as const;
 
 /** Packets arrive in batches (one per ≤ 16 ms) so a fast stream does not flood postMessage. */
 export type PacketListener = (packets: Packet[]) => void;
@@ -56,11 +72,16 @@ export interface AgentWorkerApi {
   /** Lists a provider's models: the Test connection button. */
   listModels(providerId: string): Promise<WorkerResult<ModelInfo[]>>;
   /**
-   * The context engine's answer for "what would be sent now" (the draft as the newest message)
-   * or, with `userMessageId`, for the request that answered that question: recomputed from
-   * storage, nothing kept. Tool steps inside that turn are not replayed (its first cycle).
+   * The context engine's answer for "what would be sent now": the draft as the newest message,
+   * resolved and assembled exactly as sending it would.
    */
   previewContext(request: PreviewContextRequest): Promise<WorkerResult<AssembledContext>>;
+  /**
+   * The last request that answered this question (its first model's, the final cycle of the
+   * turn), exactly as it was sent: recorded when this worker sent it, so a question answered
+   * before the page opened (or in another tab) has none.
+   */
+  lastRequest(userMessageId: string): Promise<WorkerResult<AssembledContext>>;
   /** The composer's draft count: tokens of `text` by the default encoding, counted off the UI thread. */
   countTokens(text: string): Promise<WorkerResult<number>>;
   /** The web tools settings' Test button: one small search with the given (unsaved) settings. */
@@ -84,3 +105,20 @@ export interface AgentWorkerEntry extends AgentWorkerApi {
   /** A port on the generation worker, where the built-in model runs (see generation.api.ts). */
   connectGeneration(port: MessagePort): void;
 }
+
+/** How each call reports a worker that could not set up (see `CallKinds`). */
+export const AGENT_CALLS: CallKinds<AgentWorkerApi> = {
+  send: 'result',
+  recoverInterrupted: 'throws',
+  stop: 'throws',
+  sessionCacheStats: 'throws',
+  listModels: 'result',
+  previewContext: 'result',
+  lastRequest: 'result',
+  countTokens: 'result',
+  testWebSearch: 'result',
+  testMcpServer: 'result',
+  stopModel: 'throws',
+  searchProject: 'result',
+  cancelProjectSearch: 'throws',
+};

@@ -1,36 +1,20 @@
-import { proxy, releaseProxy, transfer, wrap, type Remote } from 'comlink';
-import type {
-  AgentWorkerApi,
-  AgentWorkerEntry,
-  AssembledContext,
-  PreviewContextRequest,
-  ConfirmListener,
-  PacketListener,
-  ProjectSearchRequest,
-  ProjectSearchResult,
-  SendMessageRequest,
-  TurnResult,
-  WorkerResult,
+import { proxy, transfer } from 'comlink';
+import { connect } from '../protocol';
+import {
+  SEARCH_CANCELLED,
+  type AgentWorkerApi,
+  type AgentWorkerEntry,
+  type ProjectSearchRequest,
+  type ProjectSearchResult,
+  type WorkerResult,
 } from './agent.api';
-import type { ModelInfo } from '../../core/model';
-import { SEARCH_CANCELLED } from './search-project-files';
 
-/** The UI side of the agent worker: one worker per tab, reached only through its contract. */
-export interface AgentClient {
-  send(
-    runId: string,
-    request: SendMessageRequest,
-    onPackets: PacketListener,
-    onConfirm?: ConfirmListener,
-  ): Promise<WorkerResult<TurnResult>>;
-  stop(runIdOrSessionId: string): Promise<void>;
-  stopModel(runId: string, modelIndex: number): Promise<void>;
-  recoverInterrupted(): Promise<number>;
-  listModels(providerId: string): Promise<WorkerResult<ModelInfo[]>>;
-  previewContext(request: PreviewContextRequest): Promise<WorkerResult<AssembledContext>>;
-  countTokens: AgentWorkerApi['countTokens'];
-  testWebSearch: AgentWorkerApi['testWebSearch'];
-  testMcpServer: AgentWorkerApi['testMcpServer'];
+/**
+ * The UI side of the agent worker (one per tab): the contract as it is, except that a project
+ * search is cancelled with an AbortSignal rather than by id, the benchmark's cache statistics
+ * stay inside, and the worker can be ended.
+ */
+export interface AgentClient extends Omit<AgentWorkerApi, 'searchProject' | 'cancelProjectSearch' | 'sessionCacheStats'> {
   /** Searches a project's files; aborting the signal cancels it in the worker (answer `aborted`). */
   searchProject(request: ProjectSearchRequest, signal: AbortSignal): Promise<WorkerResult<ProjectSearchResult>>;
   dispose(): void;
@@ -42,8 +26,9 @@ export interface AgentClientOptions {
 }
 
 export function createAgentClient(options: AgentClientOptions = {}): AgentClient {
-  const worker = new Worker(new URL('./agent.worker.ts', import.meta.url), { type: 'module', name: 'agent' });
-  const api: Remote<AgentWorkerEntry> = wrap<AgentWorkerEntry>(worker);
+  const { api, dispose } = connect<AgentWorkerEntry>(
+    new Worker(new URL('./agent.worker.ts', import.meta.url), { type: 'module', name: 'agent' }),
+  );
   if (options.generationPort !== undefined) {
     void api.connectGeneration(transfer(options.generationPort, [options.generationPort]));
   }
@@ -57,6 +42,7 @@ export function createAgentClient(options: AgentClientOptions = {}): AgentClient
     testWebSearch: (config) => api.testWebSearch(config),
     testMcpServer: (config) => api.testMcpServer(config),
     previewContext: (request) => api.previewContext(request),
+    lastRequest: (userMessageId) => api.lastRequest(userMessageId),
     countTokens: (text) => api.countTokens(text),
     async searchProject(request, signal) {
       if (signal.aborted) return { ok: false, error: SEARCH_CANCELLED };
@@ -70,9 +56,6 @@ export function createAgentClient(options: AgentClientOptions = {}): AgentClient
         signal.removeEventListener('abort', cancel);
       }
     },
-    dispose() {
-      api[releaseProxy]();
-      worker.terminate();
-    },
+    dispose,
   };
 }

@@ -5,6 +5,7 @@
  */
 import type { FileId, ProjectId } from '../../core/model';
 import type { ChunkStore, Embedder, FileStore, TextChunk } from '../../core/ports';
+import type { ChunkEmbeddingProgress } from './embedding.api';
 
 export const EMBED_BATCH_SIZE = 16;
 /**
@@ -13,11 +14,6 @@ export const EMBED_BATCH_SIZE = 16;
  */
 export const SAVE_EVERY_FRACTION = 0.05;
 
-export interface ChunkEmbeddingProgress {
-  fileId: FileId;
-  embedded: number;
-  total: number;
-}
 
 export function needsEmbedding(chunk: TextChunk, modelId: string): boolean {
   return chunk.embedding === null || chunk.embeddingModel !== modelId;

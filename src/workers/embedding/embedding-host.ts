@@ -1,15 +1,14 @@
 import type { FileId, ProjectId } from '../../core/model';
 import type { ChunkStore, Embedder, FileStore } from '../../core/ports';
-import type { WorkerError } from '../agent/agent.api';
+import type { WorkerError } from '../protocol';
 import { embedFileChunks, embedProjectChunks, needsEmbedding } from './embed-chunks';
-import type { EmbeddingProgressListener, EmbeddingWorkerApi } from './embedding.api';
+import type { EmbeddingProgressListener, EmbeddingWorkerApi, ModelLoadProgress } from './embedding.api';
 import {
   embeddingModelKey,
   embeddingSettingsSchema,
   type EmbeddingSettings,
 } from './embedding-models';
 import { importModelFiles, isModelCached, listEmbeddingModelFiles } from './model-cache';
-import type { ModelLoadProgress } from './transformers-embedder';
 
 export interface EmbeddingHostDeps {
   files: FileStore;

@@ -2,19 +2,33 @@
  * The embedding worker's contract. Everything crossing it is structured-cloneable; errors cross
  * as plain `{ code, message }`.
  */
-import type { WorkerResult } from '../agent/agent.api';
-import type { ChunkEmbeddingProgress } from './embed-chunks';
-import type { EmbeddingSettings } from './embedding-models';
-import type { ModelFile } from './model-cache';
-import type { ModelLoadProgress } from './transformers-embedder';
+import type { EmbeddingSettings } from '../../core/model/settings';
+import type { FileId } from '../../core/model';
+import type { CallKinds, WorkerResult } from '../protocol';
 
-export type {
-  ChunkEmbeddingProgress,
-  EmbeddingSettings,
-  ModelFile,
-  ModelLoadProgress,
-  WorkerResult,
-};
+export type { EmbeddingSettings, WorkerResult };
+
+export interface ChunkEmbeddingProgress {
+  fileId: FileId;
+  embedded: number;
+  total: number;
+}
+
+export interface ModelFile {
+  /** Path inside the model folder, e.g. "onnx/model_quantized.onnx". */
+  path: string;
+  blob: Blob;
+}
+
+/** Download progress of one model file, as transformers.js reports it. */
+export interface ModelLoadProgress {
+  file: string;
+  status: 'initiate' | 'download' | 'progress' | 'done' | 'ready';
+  /** 0–100 while downloading. */
+  percent?: number;
+  loadedBytes?: number;
+  totalBytes?: number;
+}
 
 export type EmbeddingProgress =
   { kind: 'model'; progress: ModelLoadProgress } | ({ kind: 'chunks' } & ChunkEmbeddingProgress);
@@ -63,3 +77,15 @@ export interface EmbeddingWorkerApi {
   isModelAvailable(settings: EmbeddingSettings): Promise<boolean>;
   cancel(jobId: string): Promise<void>;
 }
+
+/** How each call reports a worker that could not set up (see `CallKinds`). */
+export const EMBEDDING_CALLS: CallKinds<EmbeddingWorkerApi> = {
+  embedProject: 'result',
+  embedFile: 'result',
+  embedQueries: 'result',
+  prepareModel: 'result',
+  importModelFolder: 'result',
+  countEmbedded: 'throws',
+  isModelAvailable: 'throws',
+  cancel: 'throws',
+};

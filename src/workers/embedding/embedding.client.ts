@@ -1,4 +1,5 @@
-import { proxy, releaseProxy, wrap, type Remote } from 'comlink';
+import { proxy } from 'comlink';
+import { connect, jobStarter, type WorkerJob } from '../protocol';
 import type {
   EmbeddingProgressListener,
   EmbeddingSettings,
@@ -23,11 +24,8 @@ export {
   readEmbeddingSettings,
 } from './embedding-models';
 
-/** A running job: its promise, and a cancel that keeps what was saved so far. */
-export interface EmbeddingJob<T> {
-  result: Promise<WorkerResult<T>>;
-  cancel(): void;
-}
+/** A running job: its answer, and a cancel that keeps what was saved so far. */
+export type EmbeddingJob<T> = WorkerJob<WorkerResult<T>>;
 
 /**
  * The UI side of the embedding worker: long jobs come back as cancellable handles; the
@@ -55,16 +53,10 @@ export interface EmbeddingClient extends Pick<
 }
 
 export function createEmbeddingClient(): EmbeddingClient {
-  const worker = new Worker(new URL('./embedding.worker.ts', import.meta.url), {
-    type: 'module',
-    name: 'embedding',
-  });
-  const api: Remote<EmbeddingWorkerApi> = wrap<EmbeddingWorkerApi>(worker);
-  let jobCounter = 0;
-  const startJob = <T>(run: (jobId: string) => Promise<WorkerResult<T>>): EmbeddingJob<T> => {
-    const jobId = `embedding-${++jobCounter}`;
-    return { result: run(jobId), cancel: () => void api.cancel(jobId) };
-  };
+  const { api, dispose } = connect<EmbeddingWorkerApi>(
+    new Worker(new URL('./embedding.worker.ts', import.meta.url), { type: 'module', name: 'embedding' }),
+  );
+  const startJob = jobStarter('embedding', (jobId) => api.cancel(jobId));
   return {
     embedProject: (projectId, settings, onProgress) =>
       startJob((jobId) => api.embedProject(jobId, projectId, settings, proxy(onProgress))),
@@ -77,9 +69,6 @@ export function createEmbeddingClient(): EmbeddingClient {
       api.importModelFolder(modelId, files, isQuantized),
     countEmbedded: (projectId, settings) => api.countEmbedded(projectId, settings),
     isModelAvailable: (settings) => api.isModelAvailable(settings),
-    dispose() {
-      api[releaseProxy]();
-      worker.terminate();
-    },
+    dispose,
   };
 }

@@ -3,16 +3,12 @@
  * request: files imported from a local folder are written there under their hub URL, so an
  * imported model loads exactly like a downloaded one, offline.
  */
+import type { ModelFile } from './embedding.api';
 
 /** The cache transformers.js opens when `env.useBrowserCache` is on (`env.cacheKey`). */
 export const TRANSFORMERS_CACHE_NAME = 'transformers-cache';
 const REQUIRED_FILES = ['config.json', 'tokenizer.json', 'tokenizer_config.json'];
 
-export interface ModelFile {
-  /** Path inside the model folder, e.g. "onnx/model_quantized.onnx". */
-  path: string;
-  blob: Blob;
-}
 
 /** Where the Hugging Face Hub serves a model's files (transformers.js's default host). */
 export const HUB_HOST = 'https://huggingface.co/';

@@ -6,6 +6,7 @@ import {
   type EmbeddingSettings,
 } from './embedding-models';
 import { HUB_HOST, HUB_PATH_TEMPLATE, isModelCached } from './model-cache';
+import type { ModelLoadProgress } from './embedding.api';
 
 /**
  * transformers.js refuses to run with both local and remote models switched off, even when
@@ -14,15 +15,6 @@ import { HUB_HOST, HUB_PATH_TEMPLATE, isModelCached } from './model-cache';
  */
 const OFFLINE_LOCAL_PATH = '/__carrel-offline-models__/';
 
-/** Download progress of one model file, as transformers.js reports it. */
-export interface ModelLoadProgress {
-  file: string;
-  status: 'initiate' | 'download' | 'progress' | 'done' | 'ready';
-  /** 0–100 while downloading. */
-  percent?: number;
-  loadedBytes?: number;
-  totalBytes?: number;
-}
 
 /** The ONNX Runtime files the app serves itself: the threaded SIMD build and its loader. */
 export interface OrtWasmPaths {

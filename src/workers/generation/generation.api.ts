@@ -4,9 +4,9 @@
  * agent worker calls `generate` over a MessagePort the UI hands it. Errors cross as plain
  * `{ code, message }`.
  */
-import type { WorkerResult } from '../agent/agent.api';
+import type { CallKinds, WorkerResult } from '../protocol';
 import type { ChatTemplateMessage, ChatTemplateTool } from '../../llm/local-chat-messages';
-import type { ModelFile } from '../embedding/model-cache';
+import type { ModelFile } from '../embedding/embedding.api';
 
 export type { ChatTemplateMessage, ChatTemplateTool, ModelFile, WorkerResult };
 
@@ -96,3 +96,18 @@ export interface GenerationWorkerApi {
   /** Serves the same API on `port` (how the agent worker reaches this worker). */
   connect(port: MessagePort): void;
 }
+
+/** What the generation host answers: the API without `connect`, which the worker itself serves. */
+export type GenerationHostApi = Omit<GenerationWorkerApi, 'connect'>;
+
+/** How each call reports a worker that could not set up (see `CallKinds`). */
+export const GENERATION_CALLS: CallKinds<GenerationHostApi> = {
+  download: 'result',
+  cancel: 'throws',
+  importModel: 'result',
+  isDownloaded: 'throws',
+  findPartialDownload: 'throws',
+  deleteModel: 'throws',
+  generate: 'result',
+  status: 'throws',
+};

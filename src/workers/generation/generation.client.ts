@@ -1,12 +1,10 @@
-import { proxy, releaseProxy, transfer, wrap, type Remote } from 'comlink';
+import { proxy, transfer } from 'comlink';
+import { connect, jobStarter, type WorkerJob } from '../protocol';
 import type { DownloadProgressListener, GenerationWorkerApi, LocalModelRef, ModelFile, WorkerResult } from './generation.api';
 
 export type { DownloadProgress, GenerationStatus, LocalModelRef, ModelFile, PartialDownload } from './generation.api';
 
-export interface DownloadJob {
-  result: Promise<WorkerResult<{ bytes: number }>>;
-  cancel(): void;
-}
+export type DownloadJob = WorkerJob<WorkerResult<{ bytes: number }>>;
 
 /** The UI side of the generation worker. */
 export interface GenerationClient {
@@ -22,14 +20,12 @@ export interface GenerationClient {
 }
 
 export function createGenerationClient(): GenerationClient {
-  const worker = new Worker(new URL('./generation.worker.ts', import.meta.url), { type: 'module', name: 'generation' });
-  const api: Remote<GenerationWorkerApi> = wrap<GenerationWorkerApi>(worker);
-  let jobCounter = 0;
+  const { api, dispose } = connect<GenerationWorkerApi>(
+    new Worker(new URL('./generation.worker.ts', import.meta.url), { type: 'module', name: 'generation' }),
+  );
+  const startJob = jobStarter('download', (jobId) => api.cancel(jobId));
   return {
-    download(model, onProgress) {
-      const jobId = `download-${++jobCounter}`;
-      return { result: api.download(jobId, model, proxy(onProgress)), cancel: () => void api.cancel(jobId) };
-    },
+    download: (model, onProgress) => startJob((jobId) => api.download(jobId, model, proxy(onProgress))),
     isDownloaded: (model) => api.isDownloaded(model),
     importModel: (modelId, files) => api.importModel(modelId, files),
     findPartialDownload: () => api.findPartialDownload(),
@@ -40,9 +36,6 @@ export function createGenerationClient(): GenerationClient {
       void api.connect(transfer(channel.port1, [channel.port1]));
       return channel.port2;
     },
-    dispose() {
-      api[releaseProxy]();
-      worker.terminate();
-    },
+    dispose,
   };
 }

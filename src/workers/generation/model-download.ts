@@ -9,7 +9,8 @@
  * not hold the file in memory) and the parts are deleted. Until then a small record of the
  * download (`<model folder>/.carrel-download`) lets a reloaded page show what arrived and resume.
  */
-import { importModelFiles, TRANSFORMERS_CACHE_NAME, type ModelFile } from '../embedding/model-cache';
+import type { ModelFile } from '../embedding/embedding.api';
+import { importModelFiles, TRANSFORMERS_CACHE_NAME } from '../embedding/model-cache';
 import { describeLocalModel } from '../../llm/local-models';
 import type { DownloadProgress, LocalModelRef, PartialDownload } from './generation.api';
 

@@ -1,12 +1,6 @@
-/** Why a file could not be read; crosses the worker boundary as a plain `{code, message}`. */
-export type IngestErrorCode =
-  | 'unsupported_type'
-  | 'too_large'
-  | 'empty_file'
-  | 'encrypted_pdf'
-  | 'broken_file'
-  | 'no_text'
-  | 'cancelled';
+import type { IngestErrorCode } from './ingest.api';
+
+export type { IngestErrorCode };
 
 export class IngestError extends Error {
   constructor(

@@ -6,6 +6,7 @@
  * full disk) is not the file's fault: it leaves nothing behind and reaches the caller as thrown.
  */
 import { asFileId, type FileId, type FileStatus, type ProjectId } from '../../core/model';
+import type { IngestOutcome, IngestProgress, IngestStage } from './ingest.api';
 import type {
   ChunkStore,
   Clock,
@@ -25,20 +26,7 @@ import {
   IngestError,
   isIngestError,
   throwIfCancelled,
-  type IngestErrorCode,
 } from './ingest-errors';
-
-export type IngestStage = 'hash' | 'extract' | 'count' | 'chunk' | 'done' | 'failed';
-
-export interface IngestProgress {
-  /** The client's key for this file (its position in the batch). */
-  key: string;
-  name: string;
-  stage: IngestStage;
-  /** 0–1 over the whole ingest of this file. */
-  fraction: number;
-  fileId?: FileId;
-}
 
 export interface IngestFileRequest {
   key: string;
@@ -47,20 +35,6 @@ export interface IngestFileRequest {
   mimeType: string;
   blob: Blob;
 }
-
-export type IngestOutcome =
-  | {
-      kind: 'stored';
-      fileId: FileId;
-      status: FileStatus;
-      tokenCount: number;
-      chunkCount: number;
-      image?: { width: number; height: number };
-      error?: { code: IngestErrorCode; message: string };
-    }
-  | { kind: 'duplicate'; fileId: FileId; name: string }
-  | { kind: 'rejected'; error: { code: IngestErrorCode; message: string } }
-  | { kind: 'cancelled' };
 
 export interface IngestDeps {
   files: FileStore;

@@ -1,6 +1,6 @@
 import type { ProjectId } from '../../core/model';
-import type { IngestWorkerApi } from './ingest.api';
-import { ingestFile, type IngestDeps, type IngestOutcome } from './ingest-file';
+import type { IngestOutcome, IngestWorkerApi } from './ingest.api';
+import { ingestFile, type IngestDeps } from './ingest-file';
 
 /**
  * Files read side by side. Each file gives way to the others while it counts and chunks, so a

@@ -2,11 +2,44 @@
  * The ingest worker's contract. Files cross as Blobs (structured clone, no copy of the bytes
  * on the UI thread); progress arrives per file through a proxied callback.
  */
-import type { IngestOutcome, IngestProgress } from './ingest-file';
+import type { FileId, FileStatus } from '../../core/model';
+import type { CallKinds } from '../protocol';
 
-export type { IngestOutcome, IngestProgress };
-export type { IngestStage } from './ingest-file';
-export type { IngestErrorCode } from './ingest-errors';
+/** Why a file could not be read; crosses the worker boundary as a plain `{code, message}`. */
+export type IngestErrorCode =
+  | 'unsupported_type'
+  | 'too_large'
+  | 'empty_file'
+  | 'encrypted_pdf'
+  | 'broken_file'
+  | 'no_text'
+  | 'cancelled';
+
+export type IngestStage = 'hash' | 'extract' | 'count' | 'chunk' | 'done' | 'failed';
+
+export interface IngestProgress {
+  /** The client's key for this file (its position in the batch). */
+  key: string;
+  name: string;
+  stage: IngestStage;
+  /** 0–1 over the whole ingest of this file. */
+  fraction: number;
+  fileId?: FileId;
+}
+
+export type IngestOutcome =
+  | {
+      kind: 'stored';
+      fileId: FileId;
+      status: FileStatus;
+      tokenCount: number;
+      chunkCount: number;
+      image?: { width: number; height: number };
+      error?: { code: IngestErrorCode; message: string };
+    }
+  | { kind: 'duplicate'; fileId: FileId; name: string }
+  | { kind: 'rejected'; error: { code: IngestErrorCode; message: string } }
+  | { kind: 'cancelled' };
 
 export interface IngestFileInput {
   name: string;
@@ -31,3 +64,6 @@ export interface IngestWorkerApi {
   ): Promise<IngestOutcome>;
   cancel(jobId: string): Promise<void>;
 }
+
+/** Every ingest call rejects when the worker could not set up (see `CallKinds`). */
+export const INGEST_CALLS: CallKinds<IngestWorkerApi> = { ingestFile: 'throws', cancel: 'throws' };

@@ -1,4 +1,5 @@
-import { proxy, releaseProxy, wrap, type Remote } from 'comlink';
+import { proxy } from 'comlink';
+import { connect, type WorkerJob } from '../protocol';
 import type {
   IngestFileInput,
   IngestOutcome,
@@ -16,10 +17,7 @@ export type {
 } from './ingest.api';
 
 /** One file of a job: its own outcome and its own cancel. */
-export interface IngestFileJob {
-  result: Promise<IngestOutcome>;
-  cancel(): void;
-}
+export type IngestFileJob = WorkerJob<IngestOutcome>;
 
 export interface IngestJob {
   /** One per file, in the order given; each settles as soon as its file is done. */
@@ -53,7 +51,7 @@ export function startIngestJob(
     const fileJobId = `${jobId}/${index}`;
     return {
       result: api.ingestFile(fileJobId, projectId, { ...file, key: String(index) }, onProgress),
-      cancel: () => void api.cancel(fileJobId),
+      cancel: () => void api.cancel(fileJobId).catch(() => undefined),
     };
   });
   return {
@@ -64,19 +62,14 @@ export function startIngestJob(
 }
 
 export function createIngestClient(): IngestClient {
-  const worker = new Worker(new URL('./ingest.worker.ts', import.meta.url), {
-    type: 'module',
-    name: 'ingest',
-  });
-  const api: Remote<IngestWorkerApi> = wrap<IngestWorkerApi>(worker);
+  const { api, dispose } = connect<IngestWorkerApi>(
+    new Worker(new URL('./ingest.worker.ts', import.meta.url), { type: 'module', name: 'ingest' }),
+  );
   let jobCounter = 0;
   return {
     ingestFiles(projectId, files, onProgress) {
       return startIngestJob(api, `ingest-${++jobCounter}`, projectId, files, proxy(onProgress));
     },
-    dispose() {
-      api[releaseProxy]();
-      worker.terminate();
-    },
+    dispose,
   };
 }

@@ -30,6 +30,7 @@ async function createChat(options: { afterTurn?: () => Promise<void>; locks?: Se
     recoverInterrupted: () => agent.api.recoverInterrupted(),
     listModels: (providerId) => agent.api.listModels(providerId),
     previewContext: (request) => agent.api.previewContext(request),
+    lastRequest: (userMessageId) => agent.api.lastRequest(userMessageId),
     countTokens: (text) => agent.api.countTokens(text),
     testWebSearch: refuse,
     testMcpServer: refuse,

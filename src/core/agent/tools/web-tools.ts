@@ -39,7 +39,7 @@ export interface WebToolsDeps {
 /**
  * web_search (when a search service is configured) and open_url, sharing one turn's memory:
  * the URLs searches returned and the reading budget. Call it once per turn and model, e.g. in
- * the host's prepareContext, so the budget starts afresh each turn.
+ * turn assembly's prepareContext, so the budget starts afresh each turn.
  */
 export function createWebTools(deps: WebToolsDeps): Tool[] {
   if (!deps.settings.isEnabled) return [];

@@ -1,7 +1,6 @@
 import type { ProviderKind } from '../../model';
 import type { TokenCounter, TokenEncodingName } from '../../ports';
-import { createTokenMeter } from '../token-meter';
-import type { TokenMeter } from './part';
+import { createTokenMeter, type TokenMeter } from '../token-meter';
 
 /**
  * What pricing and rendering a chat block depends on beyond the message itself. Requests that

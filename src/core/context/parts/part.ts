@@ -1,6 +1,7 @@
 import type { ChatMessageSimple, MessageId } from '../../model';
 import type { PlaceholderValues } from '../placeholders';
 import type { BlockPricing } from './block-pricing';
+import type { TokenMeter } from '../token-meter';
 import type { SectionContext } from '../system-prompt/section';
 import type {
   ContextInput,
@@ -11,13 +12,7 @@ import type {
   RequiredPartName,
 } from '../types';
 
-/** Counts per request what has no stored count (S, CA, P, R, markers), and prices messages. */
-export interface TokenMeter {
-  /** Tokens of a text, with the model's encoding. */
-  countText(text: string): number;
-  /** Tokens of a whole message from its content tokens: overhead added, calibration applied. */
-  priceMessage(contentTokens: number): number;
-}
+export type { TokenMeter } from '../token-meter';
 
 /** A point-in-time file a block carries, so a dropped block can be listed as forgotten. */
 export interface CarriedFile {

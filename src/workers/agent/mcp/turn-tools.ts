@@ -33,7 +33,7 @@ export interface TurnToolsDeps {
 
 /** What the host loads once per turn (async), then turns into tools per model (sync). */
 export interface TurnToolKit {
-  /** The tools one model's turn offers, for prepareContext's `tools`. */
+  /** The tools one model's turn offers (turn assembly adds the base and project tools). */
   createTools(args: { agent: Agent | null; chain: readonly ChatMessageSimple[] }): Tool[];
   /** MCP servers that could not be reached, for a notice; the turn goes on without them. */
   warnings: string[];
@@ -41,7 +41,7 @@ export interface TurnToolKit {
 
 /**
  * Loads the web and MCP tool settings and lists the tools of every enabled MCP server (async),
- * so that prepareContext (sync) can build the turn's tools from the chain and agent.
+ * so that turn assembly (sync, per model) can build the turn's tools from the chain and agent.
  *
  * Which agent gets what: the built-in agent (and a session without agent) gets the web tools
  * once configured and every tool of the enabled MCP servers; a custom agent gets what its

@@ -1,4 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
+import { z } from 'zod';
+import type { Tool } from '../../../../src/core/agent/tools/tool';
 import { cleanTitle } from '../../../../src/core/agent/generate-title';
 import { answerText } from '../../../../src/core/model';
 import { createMessageStore } from '../../../../src/storage/message.store';
@@ -95,6 +97,32 @@ describe('the agent host', () => {
     await vi.waitFor(() => expect(agent.llm.requests).toHaveLength(2));
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect((await sessions.get(turn.answers[0]!.sessionId))?.title).toBe('Explain quantum tunnelling simply');
+  });
+});
+
+describe('the last request', () => {
+  it('is the final request of the turn exactly as the model received it, recorded when sent', async () => {
+    const lookup: Tool<{ query: string }> = {
+      name: 'lookup',
+      description: 'Looks things up.',
+      usage: 'Use it to find facts.',
+      isSearch: false,
+      inputSchema: z.object({ query: z.string() }),
+      execute: ({ query }) => Promise.resolve({ kind: 'text', content: `Found ${query}.`, isError: false }),
+    };
+    const agent = await TestAgent.create({ tools: [lookup] });
+    const turn = await agent
+      .script(scripts.toolCalls([{ id: 'c1', name: 'lookup', args: { query: 'leave' } }]), scripts.text('Done.'))
+      .send('What is the leave policy?');
+    expect(agent.llm.requests).toHaveLength(2);
+    const last = await agent.api.lastRequest(turn.answers[0]!.parentId!);
+    expect(last.ok).toBe(true);
+    if (!last.ok) return;
+    // The tool step is in it: this is the second request, not a recomputed first one.
+    expect(last.value.messages.map((m) => m.message)).toEqual(agent.llm.requests[1]?.messages);
+
+    const unknown = await agent.api.lastRequest('never-sent');
+    expect(unknown).toMatchObject({ ok: false, error: { code: 'not_found' } });
   });
 });
 

@@ -3,7 +3,7 @@ import { asProjectId } from '../../../../src/core/model';
 import type { Embedder } from '../../../../src/core/ports';
 import { createStores } from '../../../../src/storage';
 import { createEmbeddingHost } from '../../../../src/workers/embedding/embedding-host';
-import { MAX_PROJECT_QUERY_CHARS } from '../../../../src/workers/agent/search-project-files';
+import { MAX_PROJECT_QUERY_CHARS } from '../../../../src/workers/agent/agent.api';
 import { buildFrozenClock } from '../../../builders/clock';
 import { TestAgent } from '../../../fakes/test-agent';
 import { loadTinyEmbedder, TINY_MODEL_SETTINGS } from '../embedding/tiny-model';

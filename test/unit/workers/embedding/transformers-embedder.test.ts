@@ -3,10 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createHybridRetriever } from '../../../../src/core/rag';
-import {
-  createTransformersEmbedder,
-  type ModelLoadProgress,
-} from '../../../../src/workers/embedding/transformers-embedder';
+import type { ModelLoadProgress } from '../../../../src/workers/embedding/embedding.api';
+import { createTransformersEmbedder } from '../../../../src/workers/embedding/transformers-embedder';
 import { loadCorpusChunks, loadKnownAnswers, measureRecall } from '../../core/rag/corpus';
 import { startMockLlm } from '../../../mock-llm/server';
 import { loadTinyEmbedder, TINY_MODEL_PATH, TINY_MODEL_SETTINGS } from './tiny-model';

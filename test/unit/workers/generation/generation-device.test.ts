@@ -1,8 +1,23 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { chooseGenerationDevice, describeGenerationRuntime, findGpu } from '../../../../src/workers/generation/generation-device';
 import { createLocalLlmClient } from '../../../../src/workers/generation/local-llm-client';
+import { asProviderId, type ProviderConfig } from '../../../../src/core/model';
 
 afterEach(() => vi.unstubAllGlobals());
+
+const BUILT_IN: ProviderConfig = {
+  id: asProviderId('built-in'),
+  name: 'Built-in model',
+  kind: 'local',
+  preset: 'local',
+  baseUrl: 'http://127.0.0.1:1/models',
+  apiKey: '',
+  headers: {},
+  models: [],
+  contextWindowOverrides: {},
+  createdAt: 0,
+  updatedAt: 0,
+};
 
 /** `navigator.gpu` as a browser has it: `requestAdapter` answers an adapter, null, or throws. */
 function fakeGpu(adapter: () => Promise<unknown>) {
@@ -37,9 +52,9 @@ describe('choosing where the built-in model runs', () => {
   it('offers the WebGPU-only model only where WebGPU has an adapter', async () => {
     const client = createLocalLlmClient(() => null);
     vi.stubGlobal('navigator', { gpu: fakeGpu(() => Promise.resolve(null)) });
-    const withoutGpu = (await client.listModels()).map((model) => model.id);
+    const withoutGpu = (await client.listModels(BUILT_IN, new AbortController().signal)).map((model) => model.id);
     vi.stubGlobal('navigator', { gpu: fakeGpu(() => Promise.resolve({})) });
-    const withGpu = (await client.listModels()).map((model) => model.id);
+    const withGpu = (await client.listModels(BUILT_IN, new AbortController().signal)).map((model) => model.id);
     expect(withoutGpu).not.toContain('onnx-community/Qwen3-0.6B-ONNX');
     expect(withGpu).toContain('onnx-community/Qwen3-0.6B-ONNX');
     expect(withGpu).toEqual(expect.arrayContaining(withoutGpu));

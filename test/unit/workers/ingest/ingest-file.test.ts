@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { parseChunkLocation } from '../../../../src/core/rag';
 import { StorageError } from '../../../../src/storage';
-import { loadProjectFiles } from '../../../../src/workers/ingest/load-project-files';
-import type { IngestProgress } from '../../../../src/workers/ingest/ingest-file';
+import { loadProjectFiles } from '../../../../src/workers/agent/project-files';
+import type { IngestProgress } from '../../../../src/workers/ingest/ingest.api';
 import {
   createInlineIngest,
   createRagStores,

@@ -15,7 +15,7 @@ import { toToolDefinition, type Tool } from '../../../../../src/core/agent/tools
 import { renderNumberedDocuments } from '../../../../../src/core/context';
 import { asFileId, asProjectId } from '../../../../../src/core/model';
 import { createProjectSearch } from '../../../../../src/workers/embedding/project-search';
-import { createProjectFileReader } from '../../../../../src/workers/ingest/project-file-reader';
+import { createProjectFileReader } from '../../../../../src/workers/agent/project-files';
 import { createRagStores, fixtureInput, ingestAll, PROJECT } from '../../../workers/rag-stores';
 
 async function buildProject() {

@@ -1,0 +1,91 @@
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import ts from 'typescript';
+import { describe, expect, it } from 'vitest';
+
+const SRC = resolve(__dirname, '../../../src');
+const EXTENSIONS = ['.ts', '.svelte'];
+
+function listSources(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return listSources(path);
+    return EXTENSIONS.some((ext) => name.endsWith(ext)) && !name.endsWith('.d.ts') ? [path] : [];
+  });
+}
+
+/** The file a relative specifier names, as Vite resolves it (extension optional, index files). */
+function resolveImport(from: string, specifier: string): string | null {
+  if (!specifier.startsWith('.')) return null;
+  const base = resolve(dirname(from), specifier.replace(/\?.*$/, ''));
+  const candidates = [base, `${base}.ts`, join(base, 'index.ts')];
+  return candidates.find((path) => existsSync(path) && statSync(path).isFile()) ?? null;
+}
+
+/** Every file each source imports (type-only imports and re-exports count: they bind the modules too). */
+function importGraph(files: readonly string[]): Map<string, string[]> {
+  return new Map(
+    files.map((file) => {
+      const { importedFiles } = ts.preProcessFile(readFileSync(file, 'utf8'), true, true);
+      const targets = importedFiles
+        .map((ref) => resolveImport(file, ref.fileName))
+        .filter((path): path is string => path !== null);
+      return [file, [...new Set(targets)]];
+    }),
+  );
+}
+
+/** The import circles of a graph, each as the files along it (Tarjan's strongly connected components). */
+function findCycles(graph: ReadonlyMap<string, readonly string[]>): string[][] {
+  let counter = 0;
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const cycles: string[][] = [];
+  const visit = (node: string): void => {
+    index.set(node, counter);
+    low.set(node, counter);
+    counter++;
+    stack.push(node);
+    onStack.add(node);
+    for (const next of graph.get(node) ?? []) {
+      if (!index.has(next)) {
+        visit(next);
+        low.set(node, Math.min(low.get(node)!, low.get(next)!));
+      } else if (onStack.has(next)) {
+        low.set(node, Math.min(low.get(node)!, index.get(next)!));
+      }
+    }
+    if (low.get(node) !== index.get(node)) return;
+    const component: string[] = [];
+    let member: string;
+    do {
+      member = stack.pop()!;
+      onStack.delete(member);
+      component.push(member);
+    } while (member !== node);
+    const isSelfImport = (graph.get(node) ?? []).includes(node);
+    if (component.length > 1 || isSelfImport) cycles.push(component.reverse());
+  };
+  for (const node of graph.keys()) if (!index.has(node)) visit(node);
+  return cycles;
+}
+
+describe('imports in src/', () => {
+  it('form no circle', () => {
+    const cycles = findCycles(importGraph(listSources(SRC))).map((cycle) => cycle.map((file) => relative(SRC, file)));
+    expect(cycles).toEqual([]);
+  });
+
+  it('a circle, even through a type-only import, is found', () => {
+    const graph = new Map([
+      ['a.api.ts', ['b.ts']],
+      ['b.ts', ['c.ts']],
+      ['c.ts', ['a.api.ts']],
+      ['d.ts', ['a.api.ts']],
+    ]);
+    expect(findCycles(graph)).toEqual([['a.api.ts', 'b.ts', 'c.ts']]);
+    expect(findCycles(new Map([['a.ts', ['b.ts']], ['b.ts', []]]))).toEqual([]);
+  });
+});
