@@ -5,7 +5,7 @@ import type { AssembledContext, WorkerError } from '../workers/agent/agent.api';
 import { isOverBudget, sameModel } from './context-summary';
 
 export { isLocalProvider, sameModel } from './context-summary';
-import type { NoticesState } from './errors.svelte';
+import type { NoticesState } from './notices.svelte';
 
 /** Compare mode: at most this many models answer one question (the worker enforces it too). */
 export const MAX_COMPARE_MODELS = 3;

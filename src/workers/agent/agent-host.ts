@@ -22,7 +22,7 @@ import type {
   WorkerError,
   WorkerResult,
 } from './agent.api';
-import type { TurnToolKit } from './mcp/turn-tools';
+import type { TurnToolKit } from './mcp/web-and-mcp-tools';
 import { selectProjectTools } from '../../core/agent/tools/project-tools';
 import { createProjectSearch } from '../embedding/project-search';
 import { loadProjectFiles } from '../ingest/load-project-files';

@@ -13,7 +13,7 @@ import { ORT_WASM_PATHS } from '../embedding/ort-wasm-paths';
 import { createQueryEmbedderLoader } from '../embedding/query-embedder';
 import { createAgentHost } from './agent-host';
 import { createMcpConnectionPool } from './mcp/mcp-connection-pool';
-import { loadTurnToolKit } from './mcp/turn-tools';
+import { loadTurnToolKit } from './mcp/web-and-mcp-tools';
 import { createPageTextExtractor } from './readable-text';
 import { createMemorySessionLocks, createWebSessionLocks } from './session-locks';
 import { openRelayChannel } from './answer-relay';
