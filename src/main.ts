@@ -15,7 +15,7 @@ import { createEmbeddingClient, type EmbeddingClient } from './workers/embedding
 import { createIngestClient, type IngestClient } from './workers/ingest/ingest.client';
 import { ChatSessionState } from './state/chat-session.svelte';
 import { ComposerState } from './state/composer.svelte';
-import { NoticesState } from './state/errors.svelte';
+import { NoticesState } from './state/notices.svelte';
 import { ProvidersState } from './state/providers.svelte';
 import { RouterState } from './state/router.svelte';
 import { SessionsState } from './state/sessions.svelte';

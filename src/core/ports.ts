@@ -115,7 +115,7 @@ export interface SettingsStore {
   set(key: string, value: unknown): Promise<void>;
 }
 
-/* ---- Storage ports added with storage (issue 5). ---- */
+/* ---- Storage ports. ---- */
 
 /** Where a chunk of text starts in its file, for page maps and citations. */
 export interface PageSpan {
@@ -297,7 +297,7 @@ export interface Scheduler {
   schedule(callback: () => void, ms: number): () => void;
 }
 
-/* ---- Web ports added with web search, open_url and MCP tools (issue 9). ---- */
+/* ---- Web ports: web search, open_url and MCP tools. ---- */
 
 export interface HttpRequest {
   method?: 'GET' | 'POST';
@@ -367,7 +367,7 @@ export interface ConfirmationPort {
   requestConfirmation(request: ConfirmationRequest): Promise<boolean>;
 }
 
-/* ---- Retrieval ports added with projects and local RAG (issue 7). ---- */
+/* ---- Retrieval ports: projects and local RAG. ---- */
 
 /** What a text is embedded as: some models want a different prefix for queries and passages. */
 export type EmbeddingPurpose = 'query' | 'passage';

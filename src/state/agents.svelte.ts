@@ -1,7 +1,7 @@
 import { asAgentId, createDefaultAgent, DEFAULT_AGENT_ID, type Agent } from '../core/model';
 import type { AgentStore } from '../core/ports';
 import { createBlankAgent, duplicateAgent } from './agent-form';
-import type { NoticesState } from './errors.svelte';
+import type { NoticesState } from './notices.svelte';
 import type { WatchList } from './sessions.svelte';
 
 export interface AgentsDeps {

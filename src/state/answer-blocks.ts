@@ -3,7 +3,7 @@ import type { Packet } from '../workers/agent/agent.api';
 
 /**
  * How the UI shows an assistant answer: a list of blocks (reasoning, text, tool calls), the
- * `turnIndex` of seed 001's packets. Built from packets while streaming and from the stored
+ * `turnIndex` of the agent's packets. Built from packets while streaming and from the stored
  * message afterwards, so both render through the same components.
  */
 export type AnswerBlock =

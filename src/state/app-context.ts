@@ -5,7 +5,7 @@ import type { FileViewerState } from './file-viewer.svelte';
 import type { EmbeddingSettingsState, ProjectsState } from './projects.svelte';
 import type { ChatSessionState } from './chat-session.svelte';
 import type { ComposerState } from './composer.svelte';
-import type { NoticesState } from './errors.svelte';
+import type { NoticesState } from './notices.svelte';
 import type { ProvidersState } from './providers.svelte';
 import type { RouterState } from './router.svelte';
 import type { SessionsState } from './sessions.svelte';
@@ -26,7 +26,7 @@ export interface AppContext {
   settings: SettingsState;
   /** Persistence, usage, backups and delete-everything (the Settings screen). */
   storage: StorageSettingsState;
-  /** The open project: settings, files, uploads, fit or search (issue 7). */
+  /** The open project: settings, files, uploads, fit or search. */
   projects: ProjectsState;
   /** Files attached to the next message (the composer's attach slot). */
   attachments: AttachmentsState;

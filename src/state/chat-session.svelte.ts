@@ -411,7 +411,7 @@ export class ChatSessionState {
     if (isNew && loaded?.session) this.deps.onSessionCreated(loaded.session.id);
   }
 
-  /* ---- Message actions: edit, regenerate, branches, compare, flags (issue 8 item 4). ---- */
+  /* ---- Message actions: edit, regenerate, branches, compare, flags. ---- */
 
   /**
    * Sends an edited question as a sibling of `messageId` (a new branch): same parent, new text.

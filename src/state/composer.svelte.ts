@@ -6,7 +6,7 @@ import { isOverBudget, sameModel } from './context-summary';
 import { isEmptyGeneration } from './generation-form';
 
 export { isLocalProvider, sameModel } from './context-summary';
-import type { NoticesState } from './errors.svelte';
+import type { NoticesState } from './notices.svelte';
 
 /** Compare mode: at most this many models answer one question (the worker enforces it too). */
 export const MAX_COMPARE_MODELS = 3;

@@ -4,7 +4,7 @@ import type { LlmMessage, ModelRef, ProviderConfig } from '../core/model';
 
 export type { AssembledContext, ContextKind, ContextMessage, DroppedItem } from '../core/context';
 
-/** The inspector's one- or two-letter labels (seed 001's names for the context's parts). */
+/** The inspector's one- or two-letter labels (the context engine's names for its parts). */
 export const KIND_LETTERS: Readonly<Record<ContextKind, string>> = {
   system: 'S',
   custom_agent: 'CA',

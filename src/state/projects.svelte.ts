@@ -12,7 +12,7 @@ import {
   type ModelFile,
 } from '../workers/embedding/embedding.client';
 import type { IngestClient, IngestJob } from '../workers/ingest/ingest.client';
-import type { NoticesState } from './errors.svelte';
+import type { NoticesState } from './notices.svelte';
 import { ModelDownload } from './model-download';
 import { ProjectSearchState, type ProjectSearchDeps } from './project-search.svelte';
 import { settleUploadRow, type EmbeddedCount, type UploadRow } from './project-fit';

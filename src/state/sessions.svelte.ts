@@ -1,6 +1,6 @@
 import type { Project, Session, SessionId } from '../core/model';
 import type { SearchHit, SearchIndex, SessionStore } from '../core/ports';
-import type { NoticesState } from './errors.svelte';
+import type { NoticesState } from './notices.svelte';
 
 /** Subscribes to a stored list (every tab's changes included); returns the unsubscribe. */
 export type WatchList<T> = (onValue: (values: T[]) => void, onError: (error: Error) => void) => () => void;

@@ -1,5 +1,5 @@
 /**
- * Cache-aside LRU of recently active sessions' visible chains (seed 004: recent sessions are
+ * Cache-aside LRU of recently active sessions' visible chains (recent sessions are
  * read far more often than old ones; old ones stay in IndexedDB and are re-cached on demand).
  *
  * Each read costs one primary-key read of the session row. The entry is served only when the

@@ -2,7 +2,7 @@ import type { Page, Route } from '@playwright/test';
 import { expect, test } from './fixtures';
 
 /**
- * Issue 11: the startup script leaves out the Markdown renderer, KaTeX and every screen and
+ * The startup script leaves out the Markdown renderer, KaTeX and every screen and
  * dialog not shown first; these load on demand. Here the chunks are held back or refused, to
  * show what a person sees meanwhile and when one cannot load. (Sizes are measured by
  * test/bench/startup.bench.ts, not here.)

@@ -3,7 +3,7 @@
  * only the tail. Rendering the blocks one by one must give what rendering the whole text gives,
  * so a block is finished only where markdown-it could not join it to what follows:
  *
- * - a blank line outside a code fence or a `$$` math block ends a block;
+ * - a blank line outside a code fence or a `$$` / `\[` math block ends a block;
  * - except after a list or an indented code block, when the next line is indented or another
  *   list item (a loose list, a paragraph inside an item, more code): that line belongs to the
  *   same block, so what the blank line means waits for the next line;
@@ -33,9 +33,18 @@ function isBlank(line: string): boolean {
   return line.trim() === '';
 }
 
-function isMathDelimiter(line: string): boolean {
+/** Display-math fences (`$$…$$`, `\[…\]`) as the math rule reads them: open at a line's start. */
+const MATH_FENCES: ReadonlyArray<readonly [open: string, close: string]> = [
+  ['$$', '$$'],
+  ['\\[', '\\]'],
+];
+
+/** The fence that closes the math block this line opens, or null when it opens none. */
+function openMath(line: string): string | null {
   const trimmed = line.trim();
-  return trimmed === '$$' || (trimmed.startsWith('$$') && !trimmed.slice(2).includes('$$'));
+  const fence = MATH_FENCES.find(([open]) => trimmed.startsWith(open));
+  if (fence === undefined) return null;
+  return trimmed.slice(fence[0].length).trim().endsWith(fence[1]) ? null : fence[1];
 }
 
 function scanBlocks(source: string): BlockScan {
@@ -44,7 +53,8 @@ function scanBlocks(source: string): BlockScan {
   let current: string[] = [];
   let currentStart = 0;
   let fence: string | null = null;
-  let isInMath = false;
+  /** Inside a display-math block: the fence that closes it. */
+  let mathClose: string | null = null;
   /** A list or indented code: blank lines inside it are not boundaries. */
   let isContinuable = false;
   /** Blank lines after such a block: whether they end it depends on the next line. */
@@ -86,8 +96,9 @@ function scanBlocks(source: string): BlockScan {
       continue;
     }
     if (REFERENCE_DEFINITION_PATTERN.test(line)) hasReferenceDefinition = true;
-    if (isMathDelimiter(line)) isInMath = !isInMath;
-    else if (isInMath && line.trim().endsWith('$$')) isInMath = false;
+    if (mathClose === null) mathClose = openMath(line);
+    else if (line.trim().endsWith(mathClose)) mathClose = null;
+    const isInMath = mathClose !== null;
     // A blank line that is not the very end of the text closes the block before it.
     if (isBlank(line) && !isInMath && !isLast) {
       if (isContinuable) {

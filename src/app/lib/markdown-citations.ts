@@ -1,5 +1,4 @@
-import type MarkdownIt from 'markdown-it';
-import type { StateInline } from 'markdown-it';
+import type { MarkdownIt, StateInline } from 'markdown-it';
 import type { Citation } from '../../core/model';
 
 /**
@@ -52,7 +51,7 @@ export function installCitations(md: MarkdownIt): void {
   md.inline.ruler.before('link', 'citation', parseCitation);
   md.renderer.rules['citation'] = (tokens, index, _options, env) => {
     const number = (tokens[index]?.meta as { number: number } | undefined)?.number;
-    const citation = (env as CitationEnv).citations?.find((c) => c.number === number);
+    const citation = (env as CitationEnv | undefined)?.citations?.find((c) => c.number === number);
     return citation ? renderCitation(citation) : `[${String(number)}]`;
   };
 }

@@ -1,5 +1,6 @@
 import DOMPurify from 'dompurify';
 import MarkdownIt from 'markdown-it';
+import type { Env } from 'markdown-it';
 import type { Citation } from '../../core/model';
 import { installCitations, isSafeExternalUrl, type CitationEnv } from './markdown-citations';
 import { installMath, type MathEnv } from './markdown-math';
@@ -20,7 +21,7 @@ installCitations(markdown);
 
 markdown.renderer.rules['image'] = (tokens, index) => {
   const token = tokens[index];
-  const src = token?.attrGet('src') ?? '';
+  const src = String(token?.attrGet('src') ?? '');
   const alt = markdown.utils.escapeHtml(token?.content || src);
   if (!isSafeExternalUrl(src)) return `<span class="image-link">${alt}</span>`;
   return `<a class="image-link" href="${markdown.utils.escapeHtml(src)}" target="_blank" rel="noopener noreferrer">🖼 ${alt}</a>`;
@@ -29,7 +30,7 @@ markdown.renderer.rules['image'] = (tokens, index) => {
 const renderLinkOpen = markdown.renderer.rules['link_open'];
 markdown.renderer.rules['link_open'] = (tokens, index, options, env, self) => {
   const token = tokens[index];
-  if (token && !(token.attrGet('href') ?? '').startsWith('#')) {
+  if (token && !String(token.attrGet('href') ?? '').startsWith('#')) {
     token.attrSet('target', '_blank');
     token.attrSet('rel', 'noopener noreferrer');
   }
@@ -45,7 +46,7 @@ markdown.renderer.rules['fence'] = (tokens, index) => {
   return `<pre class="code-block"${label}><code${className}>${markdown.utils.escapeHtml(token?.content ?? '')}</code></pre>\n`;
 };
 
-type RenderEnv = CitationEnv & MathEnv;
+type RenderEnv = CitationEnv & MathEnv & Env;
 
 /** The markdown-it stage alone (not yet sanitized): what unit tests can check without a DOM. */
 export function renderMarkdownHtml(source: string, citations: readonly Citation[] = []): string {

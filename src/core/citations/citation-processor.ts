@@ -23,7 +23,7 @@ const PARTIAL_MARKERS = BRACKETS.map(([open, close]) => new RegExp(`^${open}${PA
 const MAX_MARKER_CHARS = 48;
 
 /**
- * Streaming citation processor (seed 001: documents are cited by number). Recognises the
+ * Streaming citation processor: documents are cited by number. Recognises the
  * citation forms models write, normalises them to `[n]`, drops numbers that map to no document,
  * and emits each document's citation once per message, before the text that first cites it.
  * A marker split across chunks is held back until complete; code (fenced or inline) is left alone.

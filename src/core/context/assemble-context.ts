@@ -241,7 +241,7 @@ function findOversizedFile(env: PartEnv, limit: number): ContextError | null {
 }
 
 /**
- * What the model sees this cycle (seed 001). Reads as the pipeline it is:
+ * What the model sees this cycle. Reads as the pipeline it is:
  * collect parts → allocate budget → trim → render.
  */
 export function assembleContext(input: ContextInput): Result<AssembledContext, ContextError> {

@@ -1,5 +1,5 @@
 /**
- * Documents as the model sees them (seed 001): JSON with a single citation number first, short
+ * Documents as the model sees them: JSON with a single citation number first, short
  * fields before the long contents, so the model cites `[1]` without reasoning artifacts.
  */
 

@@ -1,6 +1,6 @@
 /**
- * What the app adds to an answer for display, removed before the answer goes back to the model
- * (seed 002, remove_from_text): the model must see `[1]`, not a link it never wrote.
+ * What the app adds to an answer for display, removed before the answer goes back to the model:
+ * the model must see `[1]`, not a link it never wrote.
  */
 
 /** `[[1]](https://…)` or `[1](https://…)` → `[1]`. */

@@ -80,8 +80,8 @@ export interface ContextInput {
   /** For the `{{user.name}}` placeholder. */
   userName?: string;
   /**
-   * Strips what the app added for display before an assistant message goes back to the model
-   * (seed 002, remove_from_text). Defaults to removeDisplayArtifacts.
+   * Strips what the app added for display before an assistant message goes back to the model.
+   * Defaults to removeDisplayArtifacts.
    */
   removeFromText?: (text: string) => string;
   clock: Clock;

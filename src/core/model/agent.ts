@@ -3,7 +3,7 @@ import { agentIdSchema } from './ids';
 import { contextOrderSchema, generationSettingsSchema } from './generation';
 import { modelRefSchema } from './message';
 
-/** How much history an agent keeps (seed 003); the token budget always applies on top. */
+/** How much history an agent keeps; the token budget always applies on top. */
 export const historyStrategySchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('auto') }),
   z.object({ kind: z.literal('unbounded') }),

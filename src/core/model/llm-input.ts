@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * The minimal LLM-facing message form (seed 001's LanguageModelInput). Kept as small as the
+ * The minimal LLM-facing message form. Kept as small as the
  * providers need, so the LLM adapter stays simple; everything richer lives in ChatMessageSimple.
  */
 

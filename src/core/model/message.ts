@@ -3,7 +3,7 @@ import { fileIdSchema, messageIdSchema, providerIdSchema, sessionIdSchema } from
 
 /**
  * ChatMessageSimple: the rich message model used everywhere between storage and the LLM
- * adapter (seed 001, "Things to know"). Stored rows are converted into it at the storage
+ * adapter. Stored rows are converted into it at the storage
  * boundary; the LLM-facing form (`LlmMessage`, see llm-input.ts) is derived from it by the
  * context engine. Every piece of text carries its token count, computed once with the default
  * tokenizer when the piece is created, so assembly never re-tokenizes history.
@@ -37,7 +37,7 @@ export type Usage = z.infer<typeof usageSchema>;
 export const modelRefSchema = z.object({ providerId: providerIdSchema, modelId: z.string().min(1) });
 export type ModelRef = z.infer<typeof modelRefSchema>;
 
-/** A file attached to a user message: a point-in-time inclusion (seed 001, rule F). */
+/** A file attached to a user message: a point-in-time inclusion: the file as it was when sent. */
 export const attachmentSchema = z.object({
   fileId: fileIdSchema,
   name: z.string(),

@@ -20,7 +20,7 @@ import { SEARCH_CANCELLED, type AgentWorkerApi } from './agent.api';
 import type { RelayChannel } from './answer-relay';
 import { createHttpFetcher } from './http-fetcher';
 import { testMcpServer } from './mcp/mcp-client';
-import type { TurnToolKit } from './mcp/turn-tools';
+import type { TurnToolKit } from './mcp/web-and-mcp-tools';
 import { nameSession } from './name-session';
 import { createProjectFiles } from './project-files';
 import { recoverStreaming } from './recover-streaming';

@@ -15,7 +15,7 @@ import { AGENT_CALLS, type AgentWorkerApi, type AgentWorkerEntry } from './agent
 import { createAgentHost } from './agent-host';
 import { openRelayChannel } from './answer-relay';
 import { createMcpConnectionPool } from './mcp/mcp-connection-pool';
-import { loadTurnToolKit } from './mcp/turn-tools';
+import { loadTurnToolKit } from './mcp/web-and-mcp-tools';
 import { createPageTextExtractor } from './readable-text';
 import { createMemorySessionLocks, createWebSessionLocks } from './session-locks';
 

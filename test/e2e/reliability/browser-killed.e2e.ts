@@ -12,7 +12,7 @@ import { launchPersistentBrowser, type PersistentBrowser } from './persistent-br
 import { readRawRows } from './raw-rows';
 
 /**
- * Suite 1 (issue 12): the browser process is killed (SIGKILL) at a random token of a 400-token
+ * The browser process is killed (SIGKILL) at a random token of a 400-token
  * answer, then started again on the same profile. The question must be there, and the answer
  * as far as its last checkpoint, marked interrupted rather than still streaming.
  */

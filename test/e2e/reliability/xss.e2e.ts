@@ -1,7 +1,7 @@
 import { expect, test } from '../fixtures';
 
 /**
- * Suite 8 (issue 12): hostile model output, streamed at random chunk sizes into the real app.
+ * Hostile model output, streamed at random chunk sizes into the real app.
  * Every payload tries to run `window.__carrelPwned = …` or to load something from evil.test.
  */
 const CANARY = '__carrelPwned';

@@ -15,7 +15,7 @@ export interface StoredText {
 
 /**
  * Reads localStorage, sessionStorage, Cache Storage and the app's IndexedDB from the page, the
- * places an API key must never reach (suite 10 of issue 12). Raw browser APIs, no app code.
+ * places an API key must never reach. Raw browser APIs, no app code.
  */
 export function readStoredText(
   page: Page,

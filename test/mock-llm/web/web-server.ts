@@ -1,4 +1,4 @@
-// The fake web for the web tools (issue 9): search APIs in three shapes, HTML pages, redirects,
+// The fake web for the web tools: search APIs in three shapes, HTML pages, redirects,
 // a reader service and an MCP server, all under `/web/`. Mounted by the mock LLM server and
 // usable on its own with startMockWeb().
 //

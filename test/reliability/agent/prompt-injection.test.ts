@@ -6,13 +6,13 @@ import type { McpConnection, McpToolInfo } from '../../../src/workers/agent/mcp/
 import type { McpConnectionPool } from '../../../src/workers/agent/mcp/mcp-connection-pool';
 import { MCP_SERVERS_SETTING_KEY, type McpServerConfig } from '../../../src/workers/agent/mcp/mcp-server-config';
 import { toMcpToolName } from '../../../src/workers/agent/mcp/mcp-tools';
-import { loadTurnToolKit } from '../../../src/workers/agent/mcp/turn-tools';
+import { loadTurnToolKit } from '../../../src/workers/agent/mcp/web-and-mcp-tools';
 import { createReadableTextExtractor } from '../../../src/workers/agent/readable-text';
 import { scripts } from '../../fakes/scripted-llm-client';
 import { TestAgent } from '../../fakes/test-agent';
 
 /**
- * Suite 9 (issue 12): a page the model opens tells it to send conversation text to another
+ * A page the model opens tells it to send conversation text to another
  * site and to run an MCP tool the user has not allowed. The scripted model obeys; the user
  * refuses every confirmation. Real web tools, real MCP wrapping, real agent host.
  */

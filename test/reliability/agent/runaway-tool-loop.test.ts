@@ -6,7 +6,7 @@ import { scripts } from '../../fakes/scripted-llm-client';
 import { TestAgent } from '../../fakes/test-agent';
 import { pickRunCount } from '../soak';
 
-/** Suite 5 (issue 12): a model that always calls a tool. */
+/** A model that always calls a tool. */
 const RUNAWAY_RUNS = pickRunCount(10, 100);
 
 function createPingTool(): Tool<{ n: number }> & { calls: number } {

@@ -5,7 +5,7 @@ import { pickRunCount, pickTimeoutMs } from '../soak';
 import { createRealClientAgent, readAnswerText } from '../support/real-client-agent';
 import { createTokenStream, type TokenStream } from '../support/token-stream';
 
-/** Suite 4 (issue 12): Stop at random tokens, and a stream that goes silent. */
+/** Stop at random tokens, and a stream that goes silent. */
 const STOP_RUNS = pickRunCount(10, 100);
 const TOKENS = Array.from({ length: 400 }, (_, i) => `t${i} `);
 /** How long after the turn ended every request must be closed (the issue's figure). */

@@ -11,7 +11,7 @@ import { createSteppingClock, TestAgent } from '../../fakes/test-agent';
 import { pickRunCount, pickTimeoutMs } from '../soak';
 
 /**
- * Suite 2 (issue 12): the agent worker terminated in the middle of a multi-step run. A killed
+ * The agent worker terminated in the middle of a multi-step run. A killed
  * worker commits nothing after its death, so the kill is closing its database connection at a
  * random packet (later writes fail, as they would never happen) and abandoning the run; a new
  * host then opens the same database and recovers.

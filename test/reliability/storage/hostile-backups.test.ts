@@ -6,7 +6,7 @@ import { scripts } from '../../fakes/scripted-llm-client';
 import { createSteppingClock, TestAgent } from '../../fakes/test-agent';
 import { pickRunCount, pickTimeoutMs } from '../soak';
 
-/** Suite 7 (issue 12): fast-check-mutated export files against a database with data in it. */
+/** Fast-check-mutated export files against a database with data in it. */
 const MUTATION_RUNS = pickRunCount(150, 5_000);
 
 async function dumpDatabase(db: CarrelDb): Promise<string> {

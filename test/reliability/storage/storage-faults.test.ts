@@ -7,7 +7,7 @@ import { TestAgent, type Turn } from '../../fakes/test-agent';
 import { pickRunCount } from '../soak';
 
 /**
- * Suite 6 (issue 12): IndexedDB writes fail on every k-th mutation of a table while the agent
+ * IndexedDB writes fail on every k-th mutation of a table while the agent
  * runs turns. Every failure must reach the caller (a failed result or an error packet), and
  * once the faults stop, writes work again.
  */

@@ -8,7 +8,7 @@ import { buildFrames, cutBytes, serializeFrames, WIRES } from '../support/provid
 import { createRealClientAgent, readAnswerText } from '../support/real-client-agent';
 import { buildWireProvider } from './wire-provider';
 
-/** Suite 3 (issue 12): the corpus through the client, and faults all the way through the agent. */
+/** The corpus through the client, and faults all the way through the agent. */
 const AGENT_RUNS = pickRunCount(25, 1_000);
 
 function replyWith(body: Uint8Array, status: number, contentType: string, pieceBytes = 4096) {

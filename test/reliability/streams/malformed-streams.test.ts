@@ -13,7 +13,7 @@ import { pickRunCount, pickTimeoutMs } from '../soak';
 import { buildWireProvider } from './wire-provider';
 import { buildFrames, cutBytes, serializeFrames, WIRES, type Framing, type LineEnd, type NeutralAnswer } from '../support/provider-wire';
 
-/** Suite 3 (issue 12): generated streams per provider format through the real client. */
+/** Generated streams per provider format through the real client. */
 const GENERATED_RUNS = pickRunCount(200, 10_000);
 
 const answerArbitrary: fc.Arbitrary<NeutralAnswer> = fc.record({

@@ -1,6 +1,6 @@
 import type { FixtureWire } from '../../unit/llm/replay';
 
-/** The hand-written corpus of broken provider responses (issue 12, suite 3). */
+/** The hand-written corpus of broken provider responses. */
 export interface CorpusCase {
   name: string;
   wire: FixtureWire;

@@ -29,6 +29,8 @@ describe('splitMarkdownBlocks', () => {
   it('keeps a display-math block with a blank line together', () => {
     const source = '$$\na\n\nb\n$$\n\nnext';
     expect(splitMarkdownBlocks(source)).toEqual({ finished: ['$$\na\n\nb\n$$'], tail: 'next' });
+    const bracketed = '\\[\na\n\nb\n\\]\n\nnext';
+    expect(splitMarkdownBlocks(bracketed)).toEqual({ finished: ['\\[\na\n\nb\n\\]'], tail: 'next' });
   });
 
   it('joins back to the same text, whitespace between blocks aside', () => {
@@ -86,6 +88,7 @@ const markdownBlock = fc.oneof(
   fc.tuple(phrase, phrase).map(([a, b]) => `| ${a} | n |\n|---|---:|\n| ${b} | 1 |`),
   fc.tuple(phrase, phrase).map(([a, b]) => `> ${a}\n>\n> ${b}`),
   fc.tuple(phrase, phrase).map(([a, b]) => `$$\n${a}\n\n${b}\n$$`),
+  fc.tuple(phrase, phrase).map(([a, b]) => `\\[\n${a}\n\n${b}\n\\]`),
   phrase.map((text) => `${text} [ref][r]\n\n[r]: https://example.com/ref`),
   fc.constant('---'),
 );

@@ -54,6 +54,33 @@ describe('renderMarkdownHtml', () => {
     expect(html).toContain('katex-display');
   });
 
+  it('renders math written as \\( \\) inline and \\[ \\] for display, as models often write it', () => {
+    const html = renderMarkdownHtml(
+      'The root is \\(x = \\frac{-b}{2a}\\) here, inline display \\[a^2+b^2=c^2\\] too.\n\n\\[\n\\int_0^1 x\\,dx\n\n= \\tfrac12\n\\]',
+    );
+    expect(html).toContain('<annotation encoding="application/x-tex">x = \\frac{-b}{2a}</annotation>');
+    expect(html).toContain('<span class="math-display"><span class="katex-display">');
+    expect(html).toContain('<annotation encoding="application/x-tex">a^2+b^2=c^2</annotation>');
+    // A display block keeps its blank line: it is one formula, not two paragraphs.
+    expect(html).toContain('<div class="math-block"><span class="katex-display">');
+    expect(html).toMatch(/<annotation encoding="application\/x-tex">\\int_0\^1 x\\,dx\n+= \\tfrac12\n*<\/annotation>/);
+    expect(html).not.toContain('\\(');
+    expect(html).not.toContain('\\[');
+  });
+
+  it('keeps an escaped bracket without its closing pair as the bracket', () => {
+    const html = renderMarkdownHtml('A literal \\( and \\[ stay text.');
+    expect(html).toContain('<p>A literal ( and [ stay text.</p>');
+    expect(html).not.toContain('katex');
+  });
+
+  it('links full URLs but not bare file names that look like domains', () => {
+    const html = renderMarkdownHtml('See https://example.com/a and edit notes.md or main.py.');
+    expect(html).toContain('<a href="https://example.com/a"');
+    expect(html).toContain('edit notes.md or main.py.');
+    expect(html).not.toContain('http://notes.md');
+  });
+
   it('leaves dollar amounts alone', () => {
     const html = renderMarkdownHtml('It costs $5 and $10 today.');
     expect(html).not.toContain('katex');

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { SessionStore } from '../../../src/core/ports';
 import { ComposerState, type ComposerDeps } from '../../../src/state/composer.svelte';
-import { NoticesState } from '../../../src/state/errors.svelte';
+import { NoticesState } from '../../../src/state/notices.svelte';
 import type { WorkerResult } from '../../../src/workers/agent/agent.api';
 import { TestAgent } from '../../fakes/test-agent';
 

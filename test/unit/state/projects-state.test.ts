@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ModelInfo } from '../../../src/core/model';
 import { AttachmentsState } from '../../../src/state/attachments.svelte';
-import { NoticesState } from '../../../src/state/errors.svelte';
+import { NoticesState } from '../../../src/state/notices.svelte';
 import { FileViewerState } from '../../../src/state/file-viewer.svelte';
 import { ProjectsState } from '../../../src/state/projects.svelte';
 import type { EmbeddingClient } from '../../../src/workers/embedding/embedding.client';

@@ -31,7 +31,7 @@ export function collectCitedUrls(steps: readonly AssistantStep[]): Map<string, n
 }
 
 /**
- * Numbers a tool's documents from `firstNumber` (seed 001 rule 5), except that a URL already
+ * Numbers a tool's documents from `firstNumber` (one number per document, in call order), except that a URL already
  * cited in the turn keeps its number, so a page found by web_search and then opened with
  * open_url is one source [n], not two. A URL repeated within the same result is kept once.
  * `citedUrls` is updated with the new numbers.

@@ -86,7 +86,7 @@ type PageOutcome =
   { ok: true; document: ToolDocument; isCut: boolean } | { ok: false; url: string; reason: string };
 
 /**
- * open_url (issue 9): reads web pages the model chose, several at once, as documents it can
+ * open_url: reads web pages the model chose, several at once, as documents it can
  * cite. Every URL passes the URL policy; one whose address (query, path or sub-domain) carries
  * conversation text asks the user first; pages are read directly, or through the user's
  * reader/proxy when the site does not allow browsers (or always, if so configured). HTML becomes

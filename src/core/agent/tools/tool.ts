@@ -39,11 +39,17 @@ export interface Tool<Input = unknown> {
   /** Search tools trigger citation guidance and the citation reminder. */
   isSearch: boolean;
   inputSchema: z.ZodType<Input>;
+  /**
+   * The JSON Schema the model sees, when the tool comes with one (an MCP server's): sent as
+   * declared rather than rebuilt from `inputSchema`, which then only checks the arguments.
+   */
+  inputJsonSchema?: Record<string, unknown>;
   execute(input: Input, context: ToolContext): Promise<ToolOutput>;
 }
 
 export function toToolDefinition(tool: Tool): ToolDefinition {
-  const schema = z.toJSONSchema(tool.inputSchema, { target: 'draft-7', io: 'input' });
-  const { $schema: _ignored, ...inputSchema } = schema as Record<string, unknown>;
+  const schema =
+    tool.inputJsonSchema ?? z.toJSONSchema(tool.inputSchema, { target: 'draft-7', io: 'input' });
+  const { $schema: _ignored, ...inputSchema } = schema;
   return { name: tool.name, description: tool.description, inputSchema };
 }

@@ -1,5 +1,9 @@
+import ipaddr from 'ipaddr.js';
+
 /**
- * Which URLs the model may make the app fetch (issue 9). Pure: it sees the URL text only.
+ * Which URLs the model may make the app fetch. Pure: it sees the URL text only. Addresses are
+ * parsed and ranged by ipaddr.js; the URL parser has already turned the forms browsers accept
+ * (`0x7f.1`, `2130706433`, `0177.0.0.1`) into dotted decimal.
  *
  * What a browser cannot check: it never sees DNS, so a public hostname that resolves to a
  * private address (or a DNS-rebinding name) passes this policy. The policy stops the model from
@@ -79,22 +83,33 @@ const LOCAL_NAMES = new Set([
   'ip6-loopback',
 ]);
 
-/** [first address, prefix length] for IPv4 ranges that are not the public internet. */
-const IPV4_RANGES: Array<
-  [string, number, Exclude<AddressClass, 'public' | 'ipv4_mapped' | 'unique_local'>]
-> = [
-  ['0.0.0.0', 8, 'unspecified'],
-  ['10.0.0.0', 8, 'private'],
-  ['100.64.0.0', 10, 'shared'],
-  ['127.0.0.0', 8, 'loopback'],
-  ['169.254.0.0', 16, 'link_local'],
-  ['172.16.0.0', 12, 'private'],
-  ['192.0.0.0', 24, 'reserved'],
-  ['192.168.0.0', 16, 'private'],
-  ['198.18.0.0', 15, 'reserved'],
-  ['224.0.0.0', 4, 'multicast'],
-  ['240.0.0.0', 4, 'reserved'],
-];
+/**
+ * ipaddr.js names the special-purpose ranges of the IANA registries; these are the ones that are
+ * not the public internet, in this policy's words. Any range not listed (unicast, AS112, AMT,
+ * Teredo) is public. The embedding ranges (IPv4-mapped and -translated, NAT64, 6to4) are
+ * classified by the IPv4 address they carry, in `classifyAddress`.
+ */
+const RANGE_CLASSES: Readonly<Record<string, Exclude<AddressClass, 'public'>>> = {
+  unspecified: 'unspecified',
+  broadcast: 'reserved',
+  multicast: 'multicast',
+  linkLocal: 'link_local',
+  loopback: 'loopback',
+  carrierGradeNat: 'shared',
+  private: 'private',
+  reserved: 'reserved',
+  uniqueLocal: 'unique_local',
+  deprecatedSiteLocal: 'private',
+  discard: 'reserved',
+  benchmarking: 'reserved',
+  deprecatedOrchid: 'reserved',
+  orchid2: 'reserved',
+  droneRemoteIdProtocolEntityTags: 'reserved',
+  segmentRouting: 'reserved',
+};
+
+/** NAT64's well-known prefix (64:ff9b::/96) puts the IPv4 address in the last 32 bits. */
+const NAT64_WELL_KNOWN = ipaddr.IPv6.parseCIDR('64:ff9b::/96');
 
 /**
  * Decides whether a URL may be fetched. Only http(s), no user name or password in it, no
@@ -129,15 +144,18 @@ export function checkUrl(rawUrl: string, options: UrlPolicyOptions): UrlVerdict 
 function checkHost(host: string, options: UrlPolicyOptions): UrlVerdict | null {
   if (host === '') return refuse('invalid_url', 'The URL has no host.');
   if (host.startsWith('[')) {
-    const groups = parseIpv6(host.slice(1, -1));
-    if (!groups) return refuse('invalid_url', `"${host}" is not a valid IPv6 address.`);
-    if (METADATA_IPV6.has(groups.map((g) => g.toString(16)).join(':'))) return refuseMetadata(host);
-    return checkAddressClass(classifyIpv6(groups), host, options);
+    const text = host.slice(1, -1);
+    if (!ipaddr.IPv6.isValid(text)) {
+      return refuse('invalid_url', `"${host}" is not a valid IPv6 address.`);
+    }
+    const address = ipaddr.IPv6.parse(text);
+    if (METADATA_IPV6.has(address.toNormalizedString())) return refuseMetadata(host);
+    return checkAddressClass(classifyAddress(address), host, options);
   }
-  const ipv4 = parseIpv4(host);
-  if (ipv4 !== null) {
-    if (METADATA_IPV4.has(formatIpv4(ipv4))) return refuseMetadata(host);
-    return checkAddressClass(classifyIpv4(ipv4), host, options);
+  if (ipaddr.IPv4.isValid(host)) {
+    const address = ipaddr.IPv4.parse(host);
+    if (METADATA_IPV4.has(address.toString())) return refuseMetadata(host);
+    return checkAddressClass(classifyAddress(address), host, options);
   }
   if (METADATA_HOSTNAMES.has(host)) return refuseMetadata(host);
   const isLocalName =
@@ -185,109 +203,23 @@ function shorten(text: string, max = 120): string {
   return text.length > max ? `${text.slice(0, max)}…` : text;
 }
 
-/**
- * Parses an IPv4 host the way browsers do (inet_aton): 1 to 4 parts, each decimal, octal with
- * a leading 0 or hex with 0x, the last part filling the remaining bytes (so `2130706433`,
- * `0x7f.1` and `0177.0.0.1` are all 127.0.0.1). Returns the 32-bit value, or null.
- */
-export function parseIpv4(host: string): number | null {
-  const parts = host.split('.');
-  if (parts.length > 4 || parts.some((part) => part === '')) return null;
-  const values: number[] = [];
-  for (const part of parts) {
-    const value = parseIpv4Part(part);
-    if (value === null) return null;
-    values.push(value);
-  }
-  const last = values.pop() as number;
-  if (values.some((value) => value > 255)) return null;
-  if (last >= 2 ** (8 * (4 - values.length))) return null;
-  let address = 0;
-  values.forEach((value, index) => {
-    address += value * 2 ** (8 * (3 - index));
-  });
-  return address + last;
-}
-
-function parseIpv4Part(part: string): number | null {
-  if (/^0x[0-9a-f]*$/i.test(part)) return part.length === 2 ? 0 : parseInt(part.slice(2), 16);
-  if (/^0[0-7]+$/.test(part)) return parseInt(part.slice(1), 8);
-  if (/^(0|[1-9][0-9]*)$/.test(part)) return Number(part);
-  return null;
-}
-
-export function formatIpv4(address: number): string {
-  return [24, 16, 8, 0].map((shift) => Math.floor(address / 2 ** shift) % 256).join('.');
-}
-
-function classifyIpv4(address: number): AddressClass {
-  for (const [base, prefix, addressClass] of IPV4_RANGES) {
-    const size = 2 ** (32 - prefix);
-    const start = parseIpv4(base) as number;
-    if (address >= start && address < start + size) return addressClass;
-  }
-  return 'public';
-}
-
-/** Parses an IPv6 address (without brackets or zone) into its eight 16-bit groups, or null. */
-export function parseIpv6(text: string): number[] | null {
-  let rest = text.toLowerCase();
-  let ipv4Groups: number[] = [];
-  const dotted = /^(.*:)(\d+\.\d+\.\d+\.\d+)$/.exec(rest);
-  if (dotted) {
-    const ipv4 = parseStrictIpv4(dotted[2] ?? '');
-    if (ipv4 === null) return null;
-    ipv4Groups = [Math.floor(ipv4 / 65536), ipv4 % 65536];
-    rest = dotted[1] ?? '';
-    if (!rest.endsWith('::')) rest = rest.slice(0, -1);
-  }
-  const halves = rest.split('::');
-  if (halves.length > 2) return null;
-  const parse = (half: string): number[] | null => {
-    if (half === '') return [];
-    const groups = half.split(':');
-    if (groups.some((group) => !/^[0-9a-f]{1,4}$/.test(group))) return null;
-    return groups.map((group) => parseInt(group, 16));
-  };
-  const head = parse(halves[0] ?? '');
-  const after = halves.length === 2 ? parse(halves[1] ?? '') : [];
-  if (!head || !after) return null;
-  const known = head.length + after.length + ipv4Groups.length;
-  if (halves.length === 2) {
-    if (known > 7) return null;
-    return [...head, ...new Array<number>(8 - known).fill(0), ...after, ...ipv4Groups];
-  }
-  return known === 8 ? [...head, ...ipv4Groups] : null;
-}
-
-function parseStrictIpv4(text: string): number | null {
-  const parts = text.split('.').map(Number);
-  if (parts.length !== 4 || parts.some((part) => !Number.isInteger(part) || part > 255))
-    return null;
-  return parts.reduce((sum, part) => sum * 256 + part, 0);
-}
-
-function classifyIpv6(groups: number[]): AddressClass {
-  const [g0 = 0, g1 = 0, g2 = 0, g3 = 0, g4 = 0, g5 = 0, g6 = 0, g7 = 0] = groups;
-  const isZeroUpTo = (count: number): boolean =>
-    groups.slice(0, count).every((group) => group === 0);
-  const embedded = (high: number, low: number): number => high * 65536 + low;
-  if (isZeroUpTo(7) && g7 === 0) return 'unspecified';
-  if (isZeroUpTo(7) && g7 === 1) return 'loopback';
-  if (isZeroUpTo(5) && g5 === 0xffff) return 'ipv4_mapped';
-  // IPv4-compatible (::a.b.c.d, deprecated) and NAT64 (64:ff9b::/96) carry an IPv4 address.
-  if (isZeroUpTo(6)) return 'reserved';
-  if (g0 === 0x64 && g1 === 0xff9b && g2 === 0 && g3 === 0 && g4 === 0 && g5 === 0) {
-    return classifyIpv4(embedded(g6, g7));
-  }
-  if (g0 === 0x2002) return classifyIpv4(embedded(g1, g2)); // 6to4
-  if ((g0 & 0xffc0) === 0xfe80) return 'link_local';
-  if ((g0 & 0xffc0) === 0xfec0) return 'private'; // site-local, deprecated
-  if ((g0 & 0xfe00) === 0xfc00) return 'unique_local';
-  if ((g0 & 0xff00) === 0xff00) return 'multicast';
-  if (g0 === 0x2001 && g1 === 0x0db8) return 'reserved'; // documentation
-  if (g0 === 0x0100 && g1 === 0 && g2 === 0 && g3 === 0) return 'reserved'; // discard
-  return 'public';
+function classifyAddress(address: ipaddr.IPv4 | ipaddr.IPv6): AddressClass {
+  if (address.kind() === 'ipv4') return RANGE_CLASSES[address.range()] ?? 'public';
+  const ipv6 = address as ipaddr.IPv6;
+  const range = ipv6.range();
+  if (range === 'ipv4Mapped') return 'ipv4_mapped';
+  const [, g1 = 0, g2 = 0, , , , g6 = 0, g7 = 0] = ipv6.parts;
+  const embedded = (high: number, low: number) =>
+    classifyAddress(ipaddr.fromByteArray([high >> 8, high & 0xff, low >> 8, low & 0xff]));
+  // IPv4-translated (::ffff:0:a.b.c.d) and NAT64 carry an IPv4 address in their last 32 bits;
+  // 6to4 (2002::/16) right after its prefix.
+  if (range === 'rfc6145' || ipv6.match(NAT64_WELL_KNOWN)) return embedded(g6, g7);
+  if (range === '6to4') return embedded(g1, g2);
+  // NAT64's local-use prefix (64:ff9b:1::/48) only exists inside a private network.
+  if (range === 'rfc6052') return 'private';
+  // IPv4-compatible addresses (::a.b.c.d) are deprecated; ipaddr.js calls them unicast.
+  if (range === 'unicast' && ipv6.parts.slice(0, 6).every((part) => part === 0)) return 'reserved';
+  return RANGE_CLASSES[range] ?? 'public';
 }
 
 /* ---- Conversation text in an address (exfiltration guard). ---- */

@@ -5,7 +5,7 @@ import type { Tool } from './tool';
 
 export const WEB_SEARCH_TOOL_NAME = 'web_search';
 
-/** What the model reads when nothing was found: searching again rarely helps (issue 9). */
+/** What the model reads when nothing was found: searching again rarely helps. */
 export const NO_RESULTS_NOTICE =
   'The web search found no results for this query. Do not search again for the same thing: answer with what you already know and say that the web search found nothing.';
 
@@ -26,7 +26,7 @@ export interface WebSearchDeps {
 }
 
 /**
- * web_search (issue 9): asks the user's search service and returns each result as a document
+ * web_search: asks the user's search service and returns each result as a document
  * with its URL, so open_url can read the promising ones. Failures are results the model reads.
  */
 export function createWebSearchTool(deps: WebSearchDeps): Tool<WebSearchInput> {

@@ -9,7 +9,7 @@ import { systemPart } from './system.part';
 
 /**
  * The context, in order: S, earlier turns, then CA, P, and the newest turn (F, U, steps), then R
- * (seed 001: "CA comes before P, which comes before F, in each turn"). One line per source.
+ * (in each turn, CA comes before P, which comes before F). One line per source.
  */
 export const CONTEXT_PARTS: readonly ContextPart[] = [
   systemPart,

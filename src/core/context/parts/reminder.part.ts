@@ -3,11 +3,11 @@ import { REMINDER_TAG } from '../system-prompt/reminders.section';
 import type { ContextTool } from '../types';
 import { buildFixedBlock, type ContextPart } from './part';
 
-/** Tool names of issue 9, repeated here so the context engine does not import the agent's tools. */
+/** The web tools' names, repeated here so the context engine does not import the agent's tools. */
 const WEB_SEARCH_TOOL = 'web_search';
 const OPEN_URL_TOOL = 'open_url';
 
-/** Seed 001: after a web search, the model is nudged to read the best pages before answering. */
+/** After a web search, the model is nudged to read the best pages before answering. */
 export const OPEN_RESULTS_REMINDER =
   'Search results only show excerpts: open the most promising pages with open_url (several in one call) before answering, unless the excerpts already answer the question.';
 

@@ -11,7 +11,7 @@ import type { BlockPricing } from '../parts/block-pricing';
 import { ConversationBlock, NO_FILES, type Block, type PricedMessage } from '../parts/part';
 import type { ContextMessage, RequiredPartName } from '../types';
 
-/** Results of earlier turns are replaced by this (seed 001): long, and already used. */
+/** Results of earlier turns are replaced by this: long, and already used. */
 export const EXPIRED_TOOL_RESULT = 'This tool result is no longer available.';
 export const CANCELLED_TOOL_RESULT = 'This tool call was cancelled before it returned a result.';
 export const INCOMPLETE_TOOL_RESULT = 'This tool call did not complete and returned no result.';

@@ -32,7 +32,7 @@ const countMessages = (block: Block): number => block.messageCount;
 const countTokens = (block: Block): number => block.tokens;
 
 /**
- * Seed 003's strategies over the conversation blocks (S, CA, P and R are not history). They
+ * The history strategies over the conversation blocks (S, CA, P and R are not history). They
  * count rendered messages, but drop whole blocks, so no strategy ever starts the history on a
  * tool result or separates a call from its result. Returns a kept flag per block.
  */

@@ -10,7 +10,7 @@ export const toolsSection: SystemPromptSection = {
       '# Tools',
       'You can call these tools in this step:',
       ...lines,
-      // Seed 001: this sentence is followed far more reliably inside the tools section.
+      // Models follow this sentence far more reliably inside the tools section.
       'If a tool result shows that you need more information, or that another tool would help, call further tools before answering.',
     ].join('\n');
   },

@@ -1,10 +1,6 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type {
-  jsonSchemaValidator,
-  JsonSchemaValidator,
-} from '@modelcontextprotocol/sdk/validation';
-import { z } from 'zod';
+import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/cfworker';
 import { err, ok, type Result } from '../../../util/result';
 import type { McpServerConfig } from './mcp-server-config';
 
@@ -61,7 +57,7 @@ export async function connectMcpServer(
   });
   const client = new Client(
     { name: 'carrel', version: '1.0.0' },
-    { jsonSchemaValidator: createZodSchemaValidator() },
+    { jsonSchemaValidator: mcpSchemaValidator },
   );
   await client.connect(transport, options.signal ? { signal: options.signal } : undefined);
   const serverName = client.getServerVersion()?.name ?? config.name;
@@ -107,33 +103,11 @@ export async function connectMcpServer(
 }
 
 /**
- * Validates tools' output schemas with zod instead of the SDK's default Ajv, which compiles
- * validators with `new Function`: the app's CSP forbids eval (and zod runs jitless there).
- * A schema zod cannot read is not enforced; the result still reaches the model as text.
+ * The MCP SDK's JSON Schema validator that compiles nothing (@cfworker/json-schema): the SDK's
+ * default, Ajv, builds validators with `new Function`, which the app's CSP forbids. It checks
+ * tools' arguments before they are sent and their structured output when it comes back.
  */
-export function createZodSchemaValidator(): jsonSchemaValidator {
-  return {
-    getValidator<T>(schema: unknown): JsonSchemaValidator<T> {
-      let zodSchema: z.ZodType | null = null;
-      try {
-        zodSchema = z.fromJSONSchema(schema as Parameters<typeof z.fromJSONSchema>[0]);
-      } catch {
-        zodSchema = null;
-      }
-      return (input) => {
-        if (!zodSchema) return { valid: true, data: input as T, errorMessage: undefined };
-        const parsed = zodSchema.safeParse(input);
-        return parsed.success
-          ? { valid: true, data: parsed.data as T, errorMessage: undefined }
-          : {
-              valid: false,
-              data: undefined,
-              errorMessage: parsed.error.issues.map((issue) => issue.message).join('; '),
-            };
-      };
-    },
-  };
-}
+export const mcpSchemaValidator = new CfWorkerJsonSchemaValidator({ shortcircuit: false });
 
 function toContent(raw: unknown): McpContent {
   const item = (raw ?? {}) as Record<string, unknown>;

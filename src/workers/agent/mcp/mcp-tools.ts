@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Tool, ToolOutput } from '../../../core/agent/tools/tool';
 import type { ConfirmationPort } from '../../../core/ports';
+import { mcpSchemaValidator } from './mcp-client';
 import type { McpCallResult, McpConnection, McpToolInfo } from './mcp-client';
 import type { McpServerConfig } from './mcp-server-config';
 
@@ -35,18 +36,62 @@ export function isMcpToolEnabled(
   return enabledTools.includes(qualifiedName) || enabledTools.includes(`mcp:${server.id}`);
 }
 
-/** The server's JSON Schema as a zod schema, so arguments are checked before they leave. */
-function toInputSchema(jsonSchema: Record<string, unknown>): z.ZodType<Record<string, unknown>> {
-  const fallback = z.record(z.string(), z.unknown());
+/**
+ * The server's JSON Schema checks the arguments (with the MCP SDK's validator) before they
+ * leave. A schema the validator cannot read refuses every call with that reason: arguments that
+ * were never checked are not sent.
+ */
+function toInputSchema(
+  toolName: string,
+  jsonSchema: Record<string, unknown>,
+): z.ZodType<Record<string, unknown>> {
+  let validate: (input: unknown) => { valid: boolean; errorMessage?: string };
   try {
-    const schema = z.fromJSONSchema({ type: 'object', ...jsonSchema });
-    // Round-trip once now: a schema zod cannot express again would break the tool definition.
-    z.toJSONSchema(schema, { target: 'draft-7', io: 'input' });
-    return schema as z.ZodType<Record<string, unknown>>;
-  } catch {
-    // Unusual schemas still work: the server validates the arguments itself.
-    return fallback;
+    validate = mcpSchemaValidator.getValidator<Record<string, unknown>>(
+      jsonSchema,
+    );
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    validate = () => ({
+      valid: false,
+      errorMessage: `the server's schema for ${toolName} cannot be read (${reason}), so no call can be checked`,
+    });
   }
+  return z.record(z.string(), z.unknown()).superRefine((input, context) => {
+    let result: { valid: boolean; errorMessage?: string };
+    try {
+      result = validate(input);
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      result = {
+        valid: false,
+        errorMessage: `the server's schema could not be applied (${reason})`,
+      };
+    }
+    if (!result.valid) {
+      context.addIssue({ code: 'custom', message: describeSchemaErrors(result.errorMessage) });
+    }
+  });
+}
+
+/**
+ * The validator's report (`#/days: 9 is greater than 7.; #: Property "days" does not match
+ * schema.`) as the model should read it: each problem once, named by its argument.
+ */
+function describeSchemaErrors(report: string | undefined): string {
+  const problems = (report ?? '').split('; ').filter((line) => line.trim() !== '');
+  const specific = problems.filter((line) => !/ does not match schema\.$/.test(line));
+  const lines = (specific.length > 0 ? specific : problems).map((line) =>
+    line
+      .replace(/^#\/([^:]*): /, (_match, path: string) => `${path.replaceAll('/', '.')}: `)
+      .replace(/^#: /, ''),
+  );
+  return lines.length > 0 ? lines.join('; ') : 'the arguments do not match the schema';
+}
+
+/** The schema the model sees: the server's own, an object as providers require. */
+function toModelSchema(jsonSchema: Record<string, unknown>): Record<string, unknown> {
+  return { ...jsonSchema, type: 'object' };
 }
 
 export interface McpToolDeps {
@@ -69,7 +114,8 @@ export function wrapMcpTool(info: McpToolInfo, deps: McpToolDeps): Tool<Record<s
     description,
     usage: `${description} (MCP server "${server.name}")`,
     isSearch: false,
-    inputSchema: toInputSchema(info.inputSchema),
+    inputSchema: toInputSchema(info.name, info.inputSchema),
+    inputJsonSchema: toModelSchema(info.inputSchema),
     async execute(input, { signal }) {
       if (!server.allowedTools.includes(info.name)) {
         const isConfirmed = await confirmation.requestConfirmation({

@@ -14,13 +14,37 @@ type PdfJs = typeof PdfJsModule;
 let pdfJs: Promise<PdfJs> | null = null;
 
 /**
+ * pdf.js 6 calls `Promise.withResolvers` (Chrome 119, Firefox 121, Safari 17.4, Node 22) and its
+ * legacy build no longer supplies it. Where it is missing (Node 20, an older browser) it is
+ * defined here, exactly as the standard describes it, before pdf.js loads.
+ */
+function provideWithResolvers(): void {
+  const promise = Promise as { withResolvers?: unknown };
+  if (typeof promise.withResolvers === 'function') return;
+  Object.defineProperty(Promise, 'withResolvers', {
+    configurable: true,
+    writable: true,
+    value: function withResolvers<T>(this: PromiseConstructor) {
+      let resolve!: (value: T | PromiseLike<T>) => void;
+      let reject!: (reason?: unknown) => void;
+      const created = new this<T>((onResolve, onReject) => {
+        resolve = onResolve;
+        reject = onReject;
+      });
+      return { promise: created, resolve, reject };
+    },
+  });
+}
+
+/**
  * pdf.js runs its parser in the current thread: the ingest code already runs in a worker, and
  * registering the worker module as `globalThis.pdfjsWorker` works the same in Node tests, in a
- * Web Worker and in the built app, with no worker URL to serve. The legacy build keeps Node 20
- * and older browsers working.
+ * Web Worker and in the built app, with no worker URL to serve. The legacy build keeps older
+ * browsers working.
  */
 function loadPdfJs(): Promise<PdfJs> {
   pdfJs ??= (async () => {
+    provideWithResolvers();
     const [library, worker] = await Promise.all([
       import('pdfjs-dist/legacy/build/pdf.mjs'),
       import('pdfjs-dist/legacy/build/pdf.worker.mjs'),
@@ -48,8 +72,8 @@ export async function extractPdf(
   const pdfjs = await loadPdfJs();
   // pdf.js takes ownership of the buffer it is given; keep the caller's bytes intact.
   const task = pdfjs.getDocument({
+    // pdf.js 6 no longer compiles PDF functions with eval, so there is no eval option to refuse.
     data: bytes.slice(),
-    isEvalSupported: false,
     disableFontFace: true,
     useSystemFonts: false,
     verbosity: 0,

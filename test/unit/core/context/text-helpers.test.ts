@@ -36,7 +36,7 @@ describe('placeholders', () => {
 });
 
 describe('default system prompt', () => {
-  it('starts with the intro of seed 001 and keeps the date placeholder for editing', () => {
+  it('starts with the standard intro and keeps the date placeholder for editing', () => {
     expect(
       DEFAULT_SYSTEM_PROMPT.startsWith(
         'You are a highly capable, thoughtful, and precise assistant.',

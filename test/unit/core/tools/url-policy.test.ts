@@ -3,8 +3,6 @@ import {
   checkUrl,
   findConversationTextInUrl,
   indexConversation,
-  parseIpv4,
-  parseIpv6,
   type UrlRefusalCode,
 } from '../../../../src/core/agent/tools/url-policy';
 
@@ -99,23 +97,28 @@ describe('checkUrl', () => {
   });
 });
 
-describe('address parsing', () => {
-  it('parses IPv4 the way browsers do, including short and mixed-base forms', () => {
-    expect(parseIpv4('192.168.1.1')).toBe(0xc0a80101);
-    expect(parseIpv4('0xc0.0250.1.1')).toBe(0xc0a80101);
-    expect(parseIpv4('3232235777')).toBe(0xc0a80101);
-    expect(parseIpv4('192.168.257')).toBe(0xc0a80101);
-    expect(parseIpv4('1.2.3.4.5')).toBeNull();
-    expect(parseIpv4('256.1.1.1')).toBeNull();
-    expect(parseIpv4('example.com')).toBeNull();
+describe('address forms', () => {
+  it('reads IPv4 the way browsers do, including short and mixed-base forms', () => {
+    for (const host of ['192.168.1.1', '0xc0.0250.1.1', '3232235777', '192.168.257']) {
+      expect(checkUrl(`http://${host}/`, STRICT)).toMatchObject({
+        isAllowed: false,
+        code: 'private_address',
+      });
+    }
+    expect(checkUrl('http://1.2.3.4.5/', STRICT)).toMatchObject({ isAllowed: false });
+    expect(checkUrl('http://256.1.1.1/', STRICT)).toMatchObject({ isAllowed: false });
   });
 
-  it('parses IPv6 with compression and an embedded IPv4 tail', () => {
-    expect(parseIpv6('::1')).toEqual([0, 0, 0, 0, 0, 0, 0, 1]);
-    expect(parseIpv6('::ffff:127.0.0.1')).toEqual([0, 0, 0, 0, 0, 0xffff, 0x7f00, 1]);
-    expect(parseIpv6('1:2:3:4:5:6:7:8')).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
-    expect(parseIpv6('1::2::3')).toBeNull();
-    expect(parseIpv6('1:2:3')).toBeNull();
+  it('reads IPv6 with compression, an embedded IPv4 tail, or the IPv4 address it carries', () => {
+    const refused = (host: string) => checkUrl(`http://[${host}]/`, STRICT);
+    expect(refused('::1')).toMatchObject({ isAllowed: false, code: 'private_address' });
+    expect(refused('0:0:0:0:0:ffff:127.0.0.1')).toMatchObject({ isAllowed: false });
+    expect(refused('64:ff9b::10.0.0.1')).toMatchObject({ isAllowed: false });
+    expect(refused('2002:c0a8:101::1')).toMatchObject({ isAllowed: false });
+    expect(refused('::ffff:0:7f00:1')).toMatchObject({ isAllowed: false });
+    expect(checkUrl('http://[64:ff9b::8.8.8.8]/', STRICT)).toMatchObject({ isAllowed: true });
+    expect(checkUrl('http://[2606:4700::1111]/', STRICT)).toMatchObject({ isAllowed: true });
+    expect(refused('1::2::3')).toMatchObject({ isAllowed: false, code: 'invalid_url' });
   });
 });
 

@@ -3,7 +3,7 @@ import { toToolDefinition } from '../../../../src/core/agent/tools/tool';
 import type { ConfirmationRequest } from '../../../../src/core/ports';
 import {
   connectMcpServer,
-  createZodSchemaValidator,
+  mcpSchemaValidator,
   testMcpServer,
   type McpConnection,
 } from '../../../../src/workers/agent/mcp/mcp-client';
@@ -15,7 +15,13 @@ import {
   createMcpTools,
   toMcpToolName,
   toToolOutput,
+  wrapMcpTool,
 } from '../../../../src/workers/agent/mcp/mcp-tools';
+import { createEmitter } from '../../../../src/core/agent/emitter';
+import { executeToolCalls } from '../../../../src/core/agent/execute-tool-calls';
+import { StateContainer } from '../../../../src/core/agent/state-container';
+import type { Tool } from '../../../../src/core/agent/tools/tool';
+import { renderNumberedDocuments } from '../../../../src/core/context';
 import { startMockLlm } from '../../../mock-llm/server';
 import { startMockWeb, type StartedMockWeb } from '../../../mock-llm/web/web-server';
 
@@ -46,6 +52,39 @@ async function connect(config: McpServerConfig): Promise<McpConnection> {
   const connection = await connectMcpServer(config);
   open.push(connection);
   return connection;
+}
+
+/** Runs tool calls the way the agent loop does: arguments parsed and checked, then executed. */
+function runCalls(tools: ReadonlyMap<string, Tool>, calls: Array<{ name: string; args: unknown }>) {
+  return executeToolCalls(
+    calls.map((call, i) => ({
+      id: `call-${i}`,
+      name: call.name,
+      argumentsText: JSON.stringify(call.args),
+    })),
+    tools,
+    {
+      signal: new AbortController().signal,
+      nextDocumentNumber: 1,
+      tokens: { count: (text) => Math.ceil(text.length / 4) },
+      emitter: createEmitter(0, () => undefined),
+      state: new StateContainer(0),
+      turnIndex: 0,
+      renderDocuments: renderNumberedDocuments,
+    },
+  );
+}
+
+/** A connection that must never be used: the tests that take it stop before any call. */
+function stubConnection(): McpConnection {
+  const unused = () => Promise.reject(new Error('not used'));
+  return {
+    config: serverConfig(),
+    serverName: 'stub',
+    listTools: unused,
+    callTool: unused,
+    close: () => Promise.resolve(),
+  };
 }
 
 function recordingConfirmation(answer: boolean) {
@@ -91,6 +130,54 @@ describe('MCP servers as tools', () => {
       required: ['city'],
     });
     expect(tools[0]!.inputSchema.safeParse({ days: 3 }).success).toBe(false);
+  });
+
+  it('refuses bad arguments with what is wrong with each, and sends nothing to the server', async () => {
+    const connection = await connect(serverConfig({ allowedTools: ['get_forecast'] }));
+    const { tools } = await createMcpTools({
+      connections: [connection],
+      enabledTools: ['mcp:srv-1'],
+      confirmation: recordingConfirmation(true),
+    });
+    const executed = await runCalls(new Map(tools.map((tool) => [tool.name, tool])), [
+      { name: 'mcp__weather__get_forecast', args: { city: 3, days: 9 } },
+      { name: 'mcp__weather__get_forecast', args: { days: 2 } },
+      { name: 'mcp__weather__get_forecast', args: { city: 'Lyon', days: 2 } },
+    ]);
+    expect(executed.calls.map((call) => [call.status, call.result?.content])).toEqual([
+      [
+        'error',
+        'Invalid arguments for mcp__weather__get_forecast: (root): city: Instance type "number" is invalid. Expected "string".; days: 9 is greater than 7.',
+      ],
+      [
+        'error',
+        'Invalid arguments for mcp__weather__get_forecast: (root): Instance does not have required property "city".',
+      ],
+      ['complete', 'Forecast for Lyon: sunny, 21 °C for 2 days.'],
+    ]);
+    expect(web.mcpCalls()).toEqual([
+      { tool: 'get_forecast', arguments: { city: 'Lyon', days: 2 } },
+    ]);
+  });
+
+  it('refuses every call to a tool whose schema cannot be resolved, rather than sending unchecked arguments', () => {
+    const tool = wrapMcpTool(
+      {
+        name: 'lookup',
+        description: 'Looks things up.',
+        inputSchema: { type: 'object', properties: { q: { $ref: '#/$defs/missing' } } },
+      },
+      { connection: stubConnection(), confirmation: recordingConfirmation(true) },
+    );
+    const parsed = tool.inputSchema.safeParse({ q: 'anything' });
+    expect(parsed.success).toBe(false);
+    expect(parsed.error?.issues[0]?.message).toMatch(
+      /^the server's schema could not be applied \(Unresolved \$ref "#\/\$defs\/missing"/,
+    );
+    expect(toToolDefinition(tool).inputSchema).toEqual({
+      type: 'object',
+      properties: { q: { $ref: '#/$defs/missing' } },
+    });
   });
 
   it('enables every tool of a server with mcp:<server id>', async () => {
@@ -233,8 +320,8 @@ describe('MCP servers as tools', () => {
     }
   });
 
-  it('validates tool output schemas with zod, without the eval the CSP forbids', () => {
-    const validate = createZodSchemaValidator().getValidator<{ t: number }>({
+  it('validates tool output schemas with the SDK validator that compiles nothing (no eval under the CSP)', () => {
+    const validate = mcpSchemaValidator.getValidator<{ t: number }>({
       type: 'object',
       properties: { t: { type: 'number' } },
       required: ['t'],

@@ -4,7 +4,7 @@ import type { SettingsStore } from '../../../../src/core/ports';
 import { connectMcpServer } from '../../../../src/workers/agent/mcp/mcp-client';
 import { createMcpConnectionPool } from '../../../../src/workers/agent/mcp/mcp-connection-pool';
 import { MCP_SERVERS_SETTING_KEY } from '../../../../src/workers/agent/mcp/mcp-server-config';
-import { loadTurnToolKit } from '../../../../src/workers/agent/mcp/turn-tools';
+import { loadTurnToolKit } from '../../../../src/workers/agent/mcp/web-and-mcp-tools';
 import { buildAgent, buildUserMessage } from '../../../builders/messages';
 import { startMockWeb, type StartedMockWeb } from '../../../mock-llm/web/web-server';
 
