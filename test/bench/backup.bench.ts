@@ -29,6 +29,9 @@ const isLarge = process.argv.includes('--large');
 const SIZES_MB =
   process.env.BENCH_BACKUP_SIZES_MB?.split(',').map(Number) ?? (isLarge ? [50, 1024] : [50, 200]);
 const SOURCE_DB = 'carrel-bench-backup-source';
+/** Memory is judged bounded when data this many times larger at most doubles the peak. */
+const MIN_SIZE_RATIO_JUDGED = 10;
+const MAX_BOUNDED_MEMORY_RATIO = 2;
 const RESTORED_DB = 'carrel-bench-backup-restored';
 
 interface PhaseFigures {
@@ -232,12 +235,19 @@ function report(section: BenchSection, results: SizeFigures[]): void {
   for (const phase of ['export', 'import'] as const) {
     const pick = (result: SizeFigures) => (phase === 'export' ? result.exported : result.imported);
     const memoryRatio = over(pick(large), 'totalMiB') / Math.max(over(pick(small), 'totalMiB'), 1);
+    // Bounded: twenty times the data does not double the peak. Between sizes closer together
+    // the fixed working set (batches, the heap's slack) decides, so no target is set there.
+    const isJudged = sizeRatio >= MIN_SIZE_RATIO_JUDGED;
     section.values.push({
       name: `${phase}: peak memory above idle at ${Math.round(mib(large.seed.contentBytes))} MB ÷ at ${Math.round(mib(small.seed.contentBytes))} MB (data ${sizeRatio.toFixed(1)}× larger)`,
       value: Number(memoryRatio.toFixed(2)),
       unit: '×',
-      target: `well below ${sizeRatio.toFixed(1)} (bounded)`,
-      isTargetMet: memoryRatio < sizeRatio / 4,
+      ...(isJudged
+        ? {
+            target: `≤ ${MAX_BOUNDED_MEMORY_RATIO} (bounded)`,
+            isTargetMet: memoryRatio <= MAX_BOUNDED_MEMORY_RATIO,
+          }
+        : {}),
     });
     const timeRatio =
       pick(large).ms / large.seed.contentBytes / (pick(small).ms / small.seed.contentBytes);
@@ -286,6 +296,7 @@ function report(section: BenchSection, results: SizeFigures[]): void {
     `Data: ${results.map((result) => `${Math.round(mib(result.seed.contentBytes))} MB = ${rows(result)}`).join('; ')}. About half the bytes are chats (40 messages each, questions of 10–80 words, answers of 80–500), half project files of about 120 KB of Markdown each, stored as the file's bytes and its extracted text, cut into chunks of 1,800 characters with 270 of overlap, each with a 384-float embedding. "MB of data" counts the text (UTF-8), the file bytes and the embeddings' bytes.`,
     "Where it runs: Chromium (the app runs backups in the page), a persistent profile so IndexedDB is on disk as in the app (an incognito-like context would keep the whole database in memory), through the app's backup code (src/storage/backup/). Export is timed from the call to the Blob it returns and ends, for memory, once the browser has saved the download; import reads the saved file through a file input, as the app does, into an empty database.",
     'Before the export wrote its file to the origin private file system as it went (src/storage/backup/export-file.ts), it folded the text into Blobs that Chromium kept in its blob storage, in memory up to a fifth of the RAM: in a run of 2026-11-25 the processes other than the renderer grew by the size of the file (+254 MiB for 200 MB of data, +52 MiB for 50 MB); measured the same way after the change, +13 MiB at 200 MB.',
+    'Import is not bounded yet: it writes the whole file in one all-or-nothing transaction, and its peak keeps rising through the import (second half above the first), in the renderer and in the browser process, which holds what the transaction wrote (file blobs, large values) until it commits. At 1 GB of data the peak was 725 MiB above idle, 4 times the peak at 50 MB for 20 times the data; bounding it means importing in several transactions while keeping a failed or cancelled import from leaving anything behind.',
     'Memory: every 200 ms, the proportional set size (PSS) of every Chromium process (browser, renderer, utility) from /proc, and the page\'s JavaScript heap in use (DevTools Runtime.getHeapUsage); "idle" is the same measure after a garbage collection just before the phase. A peak that did not grow with the data means memory is bounded by the code\'s batch sizes, not by the database.',
   );
 }
