@@ -17,6 +17,12 @@ const PREVIEW_DEBOUNCE_MS = 350;
  * and run on the UI thread at the first keystroke): one request per short pause in typing.
  */
 const DRAFT_COUNT_DEBOUNCE_MS = 60;
+/**
+ * A preview that failed for a reason that may pass (the worker still starting, a store busy)
+ * is asked again on its own, so the Context figure does not stay a dash until something changes.
+ */
+const PREVIEW_RETRY_DELAYS_MS = [500, 2_000, 8_000];
+const TRANSIENT_PREVIEW_ERRORS = new Set(['worker_setup', 'internal', 'unknown', 'blocked', 'version_change']);
 
 export interface ComposerDeps {
   agent: Pick<AgentClient, 'previewContext' | 'countTokens'>;
@@ -52,6 +58,8 @@ export class ComposerState {
   private isCountFailing = false;
   private previewTimer: ReturnType<typeof setTimeout> | undefined;
   private previewToken = 0;
+  /** Failed attempts at the current preview, each retried after the next delay. */
+  private previewRetries = 0;
   private readonly onOnline = (): void => {
     this.isOnline = navigator.onLine;
   };
@@ -167,7 +175,17 @@ export class ComposerState {
   /** Recomputes the preview soon (after typing pauses, or after a turn was saved). */
   schedulePreview(): void {
     clearTimeout(this.previewTimer);
+    this.previewRetries = 0;
     this.previewTimer = setTimeout(() => void this.refreshPreview(), PREVIEW_DEBOUNCE_MS);
+  }
+
+  /** After a failure that may pass: the same preview again, a little later each time. */
+  private retryPreview(error: WorkerError): void {
+    const delay = PREVIEW_RETRY_DELAYS_MS[this.previewRetries];
+    if (!TRANSIENT_PREVIEW_ERRORS.has(error.code) || delay === undefined) return;
+    this.previewRetries += 1;
+    clearTimeout(this.previewTimer);
+    this.previewTimer = setTimeout(() => void this.refreshPreview(), delay);
   }
 
   async refreshPreview(): Promise<void> {
@@ -190,10 +208,12 @@ export class ComposerState {
       if (token !== this.previewToken) return;
       this.preview = result.ok ? result.value : null;
       this.previewError = result.ok ? null : result.error;
+      if (!result.ok) this.retryPreview(result.error);
     } catch (error) {
       if (token !== this.previewToken) return;
       this.preview = null;
       this.previewError = { code: 'internal', message: error instanceof Error ? error.message : String(error) };
+      this.retryPreview(this.previewError);
     }
   }
 

@@ -99,7 +99,15 @@ export interface UploadRow {
   message: string | null;
   /** Known once the file is stored. */
   fileId?: string;
+  /** While its passages are embedded: how many of them have a vector so far. */
+  passages?: EmbeddedCount;
 }
+
+/** How the embedding after a stored file's reading ended, for its row's last word. */
+export type UploadEmbedding =
+  | { kind: 'embedded' }
+  | { kind: 'cancelled'; passages: EmbeddedCount | null }
+  | { kind: 'not_embedded' };
 
 const STAGE_LABELS: Record<UploadRow['stage'], string> = {
   hash: 'Checking for duplicates',
@@ -107,8 +115,9 @@ const STAGE_LABELS: Record<UploadRow['stage'], string> = {
   count: 'Counting tokens',
   chunk: 'Chunking',
   model: 'Downloading the embedding model',
-  embed: 'Embedding',
-  done: 'Done',
+  embed: 'Waiting to embed',
+  // A row still working at `done` is stored and about to be embedded or settled.
+  done: 'Stored',
   failed: 'Failed',
 };
 
@@ -116,8 +125,34 @@ export function describeStage(stage: UploadRow['stage']): string {
   return STAGE_LABELS[stage];
 }
 
-/** The row after the worker's verdict on one file. */
-export function settleUploadRow(row: UploadRow, outcome: IngestOutcome | undefined): UploadRow {
+/**
+ * What a row says: while working, its stage ("Embedding 12 of 40 passages" once the embedding
+ * worker has counted them, "Waiting to embed" before); once settled, what became of the file.
+ */
+export function describeUploadRow(row: UploadRow): string {
+  if (row.status !== 'working') return row.message ?? describeStage(row.stage);
+  if (row.stage === 'embed' && row.passages !== undefined && row.passages.total > 0) {
+    const { embedded, total } = row.passages;
+    return `Embedding ${formatCount(embedded)} of ${formatCount(total)} ${total === 1 ? 'passage' : 'passages'}`;
+  }
+  return describeStage(row.stage);
+}
+
+function describeCancelledEmbedding(passages: EmbeddedCount | null): string {
+  const done = passages === null || passages.embedded === 0 ? 'none' : `${formatCount(passages.embedded)} of ${formatCount(passages.total)}`;
+  return ` Embedding cancelled (${done} embedded): the rest is found by keyword.`;
+}
+
+/**
+ * The row after the worker's verdict on one file and, for a stored file, how its embedding
+ * ended: a file whose embedding was cancelled is still in the project, so its row says ready
+ * and what was left unembedded.
+ */
+export function settleUploadRow(
+  row: UploadRow,
+  outcome: IngestOutcome | undefined,
+  embedding: UploadEmbedding = { kind: 'not_embedded' },
+): UploadRow {
   if (outcome === undefined || outcome.kind === 'cancelled') {
     return { ...row, status: 'cancelled', message: 'Cancelled.' };
   }
@@ -141,7 +176,9 @@ export function settleUploadRow(row: UploadRow, outcome: IngestOutcome | undefin
         status: 'done',
         stage: 'done',
         fraction: 1,
-        message: `${formatCount(outcome.tokenCount)} tokens, ${outcome.chunkCount} ${outcome.chunkCount === 1 ? 'passage' : 'passages'}.`,
+        message:
+          `Ready: ${formatCount(outcome.tokenCount)} tokens, ${outcome.chunkCount} ${outcome.chunkCount === 1 ? 'passage' : 'passages'}.` +
+          (embedding.kind === 'cancelled' ? describeCancelledEmbedding(embedding.passages) : ''),
       };
   }
 }

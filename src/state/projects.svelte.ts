@@ -1,4 +1,4 @@
-import { SvelteMap } from 'svelte/reactivity';
+import { SvelteMap, SvelteSet } from 'svelte/reactivity';
 import { asProjectId, type Agent, type AgentId, type FileId, type ModelRef, type Project, type ProjectFile, type ProjectId } from '../core/model';
 import type { FileStore, ProjectStore, SettingsStore, StoredFile } from '../core/ports';
 import {
@@ -15,7 +15,7 @@ import type { IngestClient, IngestJob } from '../workers/ingest/ingest.client';
 import type { NoticesState } from './notices.svelte';
 import { ModelDownload } from './model-download';
 import { ProjectSearchState, type ProjectSearchDeps } from './project-search.svelte';
-import { settleUploadRow, type EmbeddedCount, type UploadRow } from './project-fit';
+import { settleUploadRow, type EmbeddedCount, type UploadEmbedding, type UploadRow } from './project-fit';
 
 export interface ProjectsDeps {
   projects: ProjectStore;
@@ -54,6 +54,11 @@ export class ProjectsState {
   readonly search: ProjectSearchState;
   /** How to stop each upload row's current work (reading, then embedding), by row key. */
   private readonly cancels = new SvelteMap<string, () => void>();
+  /**
+   * Rows the person cancelled while they still worked: a file waiting for its turn to be
+   * embedded has no job to stop yet, and must not start one.
+   */
+  private readonly cancelledRows = new SvelteSet<string>();
   /** Embedding runs one file at a time: the tail of that queue. */
   private embedding: Promise<void> = Promise.resolve();
   private openToken = 0;
@@ -174,15 +179,17 @@ export class ProjectsState {
         try {
           const outcome = await fileJob.result;
           await this.reloadFiles();
+          let embedding: UploadEmbedding = { kind: 'not_embedded' };
           if (outcome.kind === 'stored' && outcome.status === 'ready' && outcome.chunkCount > 0) {
             this.patchUpload(key, { stage: 'embed', fraction: 0 });
-            await this.queueEmbedding(key, outcome.fileId);
+            embedding = await this.queueEmbedding(key, outcome.fileId);
           }
-          this.uploads = this.uploads.map((row) => (row.key === key ? settleUploadRow(row, outcome) : row));
+          this.uploads = this.uploads.map((row) => (row.key === key ? settleUploadRow(row, outcome, embedding) : row));
         } catch (error) {
           this.failUploads([key], error);
         } finally {
           this.cancels.delete(key);
+          this.cancelledRows.delete(key);
         }
       }),
     );
@@ -190,11 +197,13 @@ export class ProjectsState {
 
   /** Stops every file still being read or embedded. */
   cancelUpload(): void {
-    for (const cancel of this.cancels.values()) cancel();
+    for (const row of this.uploads) this.cancelUploadRow(row.key);
   }
 
-  /** Stops one file: its reading, or its embedding once it is stored. */
+  /** Stops one file: its reading, or its embedding once it is stored (or waits for it). */
   cancelUploadRow(key: string): void {
+    if (!this.uploads.some((row) => row.key === key && row.status === 'working')) return;
+    this.cancelledRows.add(key);
     this.cancels.get(key)?.();
   }
 
@@ -218,26 +227,37 @@ export class ProjectsState {
   }
 
   /** Embeds one stored file after the ones queued before it; its row shows the progress. */
-  private queueEmbedding(key: string, fileId: FileId): Promise<void> {
+  private queueEmbedding(key: string, fileId: FileId): Promise<UploadEmbedding> {
     const run = this.embedding.then(() => this.embedFile(key, fileId));
-    this.embedding = run.catch(() => undefined);
+    this.embedding = run.then(
+      () => undefined,
+      () => undefined,
+    );
     return run;
   }
 
-  private async embedFile(key: string, fileId: FileId): Promise<void> {
+  private async embedFile(key: string, fileId: FileId): Promise<UploadEmbedding> {
     const row = () => this.uploads.find((upload) => upload.key === key);
-    if (!this.project || row()?.status !== 'working') return;
+    const cancelled = (): UploadEmbedding => ({ kind: 'cancelled', passages: row()?.passages ?? null });
+    if (this.cancelledRows.has(key)) return cancelled();
+    if (!this.project || row()?.status !== 'working') return { kind: 'not_embedded' };
     const settings = await readEmbeddingSettings(this.deps.settings);
     const embedding = this.deps.loadEmbedding();
     if (!(await embedding.isModelAvailable(settings))) {
       this.embeddingNote =
         'No embedding model is available (downloads are off and none is cached or imported): search uses keywords only.';
-      return;
+      return { kind: 'not_embedded' };
     }
+    // A cancel while the settings and the model were checked: nothing was started.
+    if (this.cancelledRows.has(key)) return cancelled();
     const download = new ModelDownload();
     const job = embedding.embedFile(fileId, settings, (progress) => {
       if (progress.kind === 'chunks' && progress.total > 0) {
-        this.patchUpload(key, { stage: 'embed', fraction: progress.embedded / progress.total });
+        this.patchUpload(key, {
+          stage: 'embed',
+          fraction: progress.embedded / progress.total,
+          passages: { embedded: progress.embedded, total: progress.total },
+        });
       } else if (progress.kind === 'model') {
         this.patchUpload(key, { stage: 'model', fraction: download.update(progress.progress).fraction ?? 0 });
       }
@@ -248,6 +268,8 @@ export class ProjectsState {
       this.embeddingNote = `${result.error.message} Search uses keywords only.`;
     }
     await this.refreshEmbedded();
+    if (result.ok) return { kind: 'embedded' };
+    return result.error.code === 'cancelled' ? cancelled() : { kind: 'not_embedded' };
   }
 
   private async refreshEmbedded(): Promise<void> {

@@ -206,6 +206,51 @@ for (const size of WIDTHS) {
   });
 }
 
+test('an existing chat shows its context figure at once on desktop: opened by its address, reloaded, switched to', async ({ page, chat, llm, context }) => {
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await new OnboardingPage(page).connectCustom({ baseUrl: `${llm.url}/v1`, model: 'gpt-4o-mini' });
+  const figure = page.getByTestId('context-tokens');
+  const figures = /^\d+(\.\d)?k? \/ 128k$/;
+  llm.setScenario({ kind: 'text', text: 'Paris is the capital of France.' });
+  await chat.send('What is the capital of France?');
+  await expect(chat.lastAnswer()).toHaveAttribute('data-status', 'complete');
+  await expect(figure).toHaveText(figures);
+  const france = page.url();
+  const franceFigure = await figure.textContent();
+  await chat.newChat();
+  llm.setScenario({ kind: 'text', text: 'Madrid is the capital of Spain, and it has been since 1561, when the court moved there.' });
+  await chat.send('What is the capital of Spain, and since when?');
+  await expect(chat.lastAnswer()).toHaveAttribute('data-status', 'complete');
+  await expect(figure).toHaveText(figures);
+  const spain = page.url();
+  const spainFigure = await figure.textContent();
+  expect(spainFigure).not.toBe(franceFigure);
+
+  // Opened by its address in a new tab: the figure comes without typing anything.
+  const opened = await context.newPage();
+  await opened.setViewportSize({ width: 1280, height: 800 });
+  await opened.goto(france);
+  await expect(opened.getByText('Paris is the capital of France.')).toBeVisible();
+  await expect(opened.getByTestId('context-tokens')).toHaveText(franceFigure ?? '');
+  // The phone layout shows the same figure for the same chat.
+  await opened.setViewportSize({ width: 390, height: 844 });
+  await expect(opened.getByTestId('context-tokens')).toHaveText(franceFigure ?? '');
+  await opened.close();
+
+  // Reloaded.
+  await page.reload();
+  await expect(page.getByText('Madrid is the capital of Spain')).toBeVisible();
+  await expect(figure).toHaveText(spainFigure ?? '');
+
+  // Switched to from the sidebar, both ways.
+  await chat.sessionLinks().filter({ hasText: /France|Paris/ }).click();
+  await expect(page).toHaveURL(france);
+  await expect(figure).toHaveText(franceFigure ?? '');
+  await chat.sessionLinks().filter({ hasText: /Spain|Madrid/ }).click();
+  await expect(page).toHaveURL(spain);
+  await expect(figure).toHaveText(spainFigure ?? '');
+});
+
 for (const size of WIDTHS) {
   test(`message actions are icon buttons named by label and tooltip, shown on hover and focus (${size.name})`, async ({ page, chat, llm }) => {
     await page.setViewportSize({ width: size.width, height: size.height });

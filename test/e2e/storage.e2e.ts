@@ -23,6 +23,15 @@ test.describe('Settings › Storage', () => {
     const text = await readFile(await download.path(), 'utf8');
     expect(text).toContain('Tell me about llamas');
     expect(text).not.toContain(API_KEY);
+    // The file was written to disk as it was built (the origin's private file system), not
+    // gathered in memory: the download is that file.
+    const written = await page.evaluate(async () => {
+      const folder = await (await navigator.storage.getDirectory()).getDirectoryHandle('carrel-exports');
+      const sizes: number[] = [];
+      for await (const handle of (folder as unknown as { values(): AsyncIterable<FileSystemFileHandle> }).values()) sizes.push((await handle.getFile()).size);
+      return sizes;
+    });
+    expect(written).toEqual([Buffer.byteLength(text)]);
 
     await storage.deleteEverything();
     await expect(page).toHaveURL(/\/(#\/?)?$/);

@@ -1,7 +1,8 @@
 /**
  * Exporting a backup as JSON Lines, one row at a time inside one read transaction (a consistent
- * snapshot). The file is gathered as a Blob: text is folded into a Blob every few megabytes, so
- * the JavaScript heap holds one row and one fold's worth of text, whatever the database's size.
+ * snapshot). Text is folded into a Blob every few megabytes and each fold is written to the
+ * export file (on disk where the browser has a private file system, see export-file.ts), so
+ * memory holds one row and about one fold's worth of text, whatever the database's size.
  */
 import { Dexie, type IndexableType, type Table } from 'dexie';
 import {
@@ -33,6 +34,7 @@ import {
   type BackupTable,
 } from './backup-format';
 import { encodeBase64 } from './base64';
+import { openExportFile, type ExportFileSink } from './export-file';
 import { createProgressReporter } from './progress';
 
 export interface ExportOptions {
@@ -46,16 +48,24 @@ export const BACKUP_MIME_TYPE = 'application/x-ndjson';
 /** Characters of text kept as strings before they are folded into a Blob (about 8 MB). */
 const FOLD_CHARS = 4_000_000;
 
-/** A file built from parts: strings until a fold, then Blobs, which live outside the JS heap. */
-function createBlobBuilder() {
+/**
+ * A file built from parts: strings until a fold, then a Blob handed to the sink. `appendLine`
+ * is synchronous (rows are emitted inside the read transaction); the folds wait in `pending`
+ * until `drain` writes them, which the export awaits between pages.
+ */
+function createBackupWriter(sink: ExportFileSink) {
   let strings: string[] = [];
   let pendingChars = 0;
-  const blobs: Blob[] = [];
+  const pending: Blob[] = [];
   const fold = () => {
     if (strings.length === 0) return;
-    blobs.push(new Blob(strings));
+    pending.push(new Blob(strings));
     strings = [];
     pendingChars = 0;
+  };
+  const drain = async () => {
+    for (let part = pending.shift(); part !== undefined; part = pending.shift())
+      await sink.append(part);
   };
   return {
     appendLine(value: unknown): void {
@@ -64,9 +74,12 @@ function createBlobBuilder() {
       pendingChars += line.length;
       if (pendingChars >= FOLD_CHARS) fold();
     },
-    finish(type: string): Blob {
+    hasPending: () => pending.length > 0,
+    drain,
+    async finish(type: string): Promise<Blob> {
       fold();
-      return new Blob(blobs, { type });
+      await drain();
+      return sink.finish(type);
     },
   };
 }
@@ -100,6 +113,8 @@ const isExportable = (row: SettingRow) =>
   isSettingKey(row.key) && checkSettingValue(row.key, row.value).success;
 
 type Emit = (record: BackupRecord) => void;
+/** Lets the file catch up with the rows emitted so far (between pages, inside the snapshot). */
+type Settle = () => Promise<void>;
 
 /** Tables whose text may hold a key (a pasted or echoed one): redacted in a file without keys. */
 const REDACTED_TABLES = new Set<BackupTable>(['sessions', 'messages', 'agents', 'settings']);
@@ -113,7 +128,7 @@ function withoutKey(provider: ProviderConfig): ProviderConfig {
 /** One table's part of the file: how many rows it has and how to visit them in file order. */
 interface TableSource {
   count: number;
-  write(emit: Emit): Promise<void>;
+  write(emit: Emit, settle: Settle): Promise<void>;
 }
 
 interface SourceOptions {
@@ -128,6 +143,7 @@ async function eachPage<Row, Key extends IndexableType>(
   table: Table<Row, Key>,
   keyOf: (row: Row) => Key,
   visit: (row: Row) => void,
+  settle: Settle,
 ): Promise<void> {
   let last: Key | undefined;
   for (;;) {
@@ -136,6 +152,7 @@ async function eachPage<Row, Key extends IndexableType>(
         ? await table.orderBy(':id').limit(PAGE_ROWS).toArray()
         : await table.where(':id').above(last).limit(PAGE_ROWS).toArray();
     page.forEach(visit);
+    await settle();
     const final = page[page.length - 1];
     if (final === undefined || page.length < PAGE_ROWS) return;
     last = keyOf(final);
@@ -151,50 +168,63 @@ async function planWholeDatabase(db: CarrelDb, options: SourceOptions): Promise<
   return [
     {
       count: await count(db.sessions),
-      write: (emit) =>
-        eachPage(db.sessions, byId, (row) =>
-          emit({
-            table: 'sessions',
-            row: parseStored(sessionSchema, row, `Stored session ${row.id}`),
-          }),
+      write: (emit, settle) =>
+        eachPage(
+          db.sessions,
+          byId,
+          (row) =>
+            emit({
+              table: 'sessions',
+              row: parseStored(sessionSchema, row, `Stored session ${row.id}`),
+            }),
+          settle,
         ),
     },
     {
       count: await count(db.messages),
-      write: async (emit) => {
+      write: async (emit, settle) => {
         // One chat at a time, parents first; the index also finds messages whose chat is gone.
         const sessionIds = await db.messages.orderBy('sessionId').uniqueKeys();
         for (const sessionId of sessionIds) {
           const rows = await db.messages.where('sessionId').equals(sessionId).toArray();
           for (const row of rows.sort(byDepthThenId))
             emit({ table: 'messages', row: fromMessageRow(row) });
+          await settle();
         }
       },
     },
     {
       count: await count(db.projects),
-      write: (emit) =>
-        eachPage(db.projects, byId, (row) =>
-          emit({
-            table: 'projects',
-            row: parseStored(projectSchema, row, `Stored project ${row.id}`),
-          }),
+      write: (emit, settle) =>
+        eachPage(
+          db.projects,
+          byId,
+          (row) =>
+            emit({
+              table: 'projects',
+              row: parseStored(projectSchema, row, `Stored project ${row.id}`),
+            }),
+          settle,
         ),
     },
     {
       count: fileIds.length,
-      write: async (emit) => {
+      write: async (emit, settle) => {
         for (const id of fileIds) {
           const row = await db.files.get(id);
           if (row !== undefined) emit({ table: 'files', row: await encodeFile(fromFileRow(row)) });
+          await settle();
         }
       },
     },
     {
       count: await count(db.chunks),
-      write: (emit) =>
-        eachPage(db.chunks, byId, (row) =>
-          emit({ table: 'chunks', row: encodeChunk(fromChunkRow(row)) }),
+      write: (emit, settle) =>
+        eachPage(
+          db.chunks,
+          byId,
+          (row) => emit({ table: 'chunks', row: encodeChunk(fromChunkRow(row)) }),
+          settle,
         ),
     },
     ...planConfiguration(db, options, {
@@ -204,9 +234,16 @@ async function planWholeDatabase(db: CarrelDb, options: SourceOptions): Promise<
     }),
     {
       count: await count(db.usage),
-      write: (emit) =>
-        eachPage(db.usage, byId, (row) =>
-          emit({ table: 'usage', row: parseStored(usageRecordSchema, row, 'Stored usage record') }),
+      write: (emit, settle) =>
+        eachPage(
+          db.usage,
+          byId,
+          (row) =>
+            emit({
+              table: 'usage',
+              row: parseStored(usageRecordSchema, row, 'Stored usage record'),
+            }),
+          settle,
         ),
     },
   ];
@@ -221,32 +258,42 @@ function planConfiguration(
   return [
     {
       count: counts.agents,
-      write: (emit) =>
-        eachPage(db.agents, byId, (row) =>
-          emit({ table: 'agents', row: parseStored(agentSchema, row, `Stored agent ${row.id}`) }),
+      write: (emit, settle) =>
+        eachPage(
+          db.agents,
+          byId,
+          (row) =>
+            emit({ table: 'agents', row: parseStored(agentSchema, row, `Stored agent ${row.id}`) }),
+          settle,
         ),
     },
     {
       count: counts.providers,
-      write: (emit) =>
-        eachPage(db.providers, byId, (row) => {
-          const provider = parseStored(providerConfigSchema, row, `Stored provider ${row.id}`);
-          emit({
-            table: 'providers',
-            row: options.includeApiKeys ? provider : withoutKey(provider),
-          });
-        }),
+      write: (emit, settle) =>
+        eachPage(
+          db.providers,
+          byId,
+          (row) => {
+            const provider = parseStored(providerConfigSchema, row, `Stored provider ${row.id}`);
+            emit({
+              table: 'providers',
+              row: options.includeApiKeys ? provider : withoutKey(provider),
+            });
+          },
+          settle,
+        ),
     },
     {
       count: counts.settings,
       // A value no schema accepts reads as absent here; leaving it out keeps the file importable.
-      write: (emit) =>
+      write: (emit, settle) =>
         eachPage(
           db.settings,
           (row) => row.key,
           (row) => {
             if (isExportable(row)) emit({ table: 'settings', row });
           },
+          settle,
         ),
     },
   ];
@@ -295,8 +342,11 @@ async function planScoped(
     toRecord: (row: Row) => BackupRecord | Promise<BackupRecord>,
   ) => ({
     count: rows.length,
-    write: async (emit: Emit) => {
-      for (const row of rows) emit(await toRecord(row));
+    write: async (emit: Emit, settle: Settle) => {
+      for (const row of rows) {
+        emit(await toRecord(row));
+        await settle();
+      }
     },
   });
   messages.sort((a, b) =>
@@ -329,10 +379,17 @@ export async function exportBackup(
   options: ExportOptions = {},
 ): Promise<Blob> {
   const includeApiKeys = options.includeApiKeys ?? false;
-  const out = createBlobBuilder();
+  const exportedAt = clock.now();
+  const sink = await openExportFile(`carrel-backup-${exportedAt}.jsonl`);
+  const out = createBackupWriter(sink);
+  // Reaching the file is not an IndexedDB request: waitFor keeps the snapshot open meanwhile.
+  const settle: Settle = async () => {
+    if (out.hasPending()) await Dexie.waitFor(out.drain());
+  };
   try {
     return await writeBackup();
   } catch (error) {
+    await sink.discard();
     // A cancel is not a storage failure: the caller sees the signal's reason, as with fetch.
     if (options.signal?.aborted === true) throw options.signal.reason;
     throw error;
@@ -352,7 +409,7 @@ export async function exportBackup(
         const header: BackupHeader = {
           format: BACKUP_FORMAT,
           version: BACKUP_VERSION,
-          exportedAt: clock.now(),
+          exportedAt,
           scope,
           hasApiKeys: includeApiKeys,
         };
@@ -373,11 +430,12 @@ export async function exportBackup(
         };
         for (const source of sources) {
           options.signal?.throwIfAborted();
-          await source.write(emit);
+          await source.write(emit, settle);
         }
         out.appendLine({ end: true, rows });
+        const file = await Dexie.waitFor(out.finish(BACKUP_MIME_TYPE));
         progress.finish();
-        return out.finish(BACKUP_MIME_TYPE);
+        return file;
       }),
     );
   }

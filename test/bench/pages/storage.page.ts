@@ -10,6 +10,7 @@ import { createStores, openCarrelDb } from '../../../src/storage';
 import type { MessageRow } from '../../../src/storage/db';
 import { placeRows } from '../../../src/storage/message-lines';
 import { fromMessageRow, toMessageRow } from '../../../src/storage/message-rows';
+import { buildChatMessages } from '../lib/chat-messages';
 import { createRandom, summarizeSamples, type Spread } from '../lib/stats';
 import { createProse } from '../lib/synthetic-text';
 
@@ -41,29 +42,9 @@ function buildSession(id: string, leaf: string | null, index: number): Session {
 
 function buildMessages(sessionId: string, count: number): ChatMessageSimple[] {
   const random = createRandom(count);
-  return Array.from({ length: count }, (_, index): ChatMessageSimple => {
-    const base = {
-      id: asMessageId(`${sessionId}-m${index}`),
-      sessionId: asSessionId(sessionId),
-      parentId: index === 0 ? null : asMessageId(`${sessionId}-m${index - 1}`),
-      createdAt: START + index,
-      updatedAt: START + index,
-      isPinned: false,
-      isExcluded: false,
-    };
-    const text = createProse(random, index % 2 === 0 ? 30 : 120);
-    // Token counts are stored values here; their exact size does not change the I/O.
-    const tokens = Math.ceil(text.length / 4);
-    return index % 2 === 0
-      ? { ...base, role: 'user', text, textTokenCount: tokens, attachments: [] }
-      : {
-          ...base,
-          role: 'assistant',
-          steps: [{ text, textTokenCount: tokens, toolCalls: [] }],
-          status: 'complete',
-          citations: [],
-        };
-  });
+  return buildChatMessages(sessionId, count, START, (index) =>
+    createProse(random, index % 2 === 0 ? 30 : 120),
+  );
 }
 
 async function timeAsync(task: () => Promise<unknown>, runs: number): Promise<Spread> {

@@ -119,3 +119,60 @@ describe('the draft’s token count', () => {
     expect(report).toHaveBeenCalledTimes(1);
   });
 });
+
+describe('the context preview', () => {
+  beforeEach(() => {
+    vi.useFakeTimers();
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+    vi.restoreAllMocks();
+  });
+
+  const model = { providerId: 'p' as never, modelId: 'gpt-4o-mini' };
+  const assembled = { totalTokens: 295, budget: { contextWindow: 128_000, inputBudget: 100_000 } } as never;
+
+  function createPreviewingComposer(previewContext: ComposerDeps['agent']['previewContext']) {
+    return new ComposerState({
+      agent: { countTokens: () => Promise.resolve({ ok: true, value: 0 }), previewContext },
+      sessions: {} as SessionStore,
+      notices: new NoticesState(),
+    });
+  }
+
+  it('asks again on its own when the worker was not ready, so the figure does not stay a dash', async () => {
+    const replies: WorkerResult<never>[] = [
+      { ok: false, error: { code: 'worker_setup', message: 'The worker did not start.' } },
+      { ok: false, error: { code: 'internal', message: 'Busy.' } },
+    ];
+    const previewContext = vi.fn(() => Promise.resolve(replies.shift() ?? { ok: true as const, value: assembled }));
+    const composer = createPreviewingComposer(previewContext);
+    composer.follow(null, [model], []);
+    await vi.advanceTimersByTimeAsync(400);
+    expect(composer.preview).toBeNull();
+    expect(composer.previewError?.code).toBe('worker_setup');
+    await vi.advanceTimersByTimeAsync(3_000);
+    expect(previewContext).toHaveBeenCalledTimes(3);
+    expect(composer.preview).toBe(assembled);
+    expect(composer.previewError).toBeNull();
+    composer.dispose();
+  });
+
+  it('does not keep asking about a request that cannot succeed, and gives up on a lasting failure', async () => {
+    const refused = vi.fn(() => Promise.resolve({ ok: false as const, error: { code: 'no_provider', message: 'That provider is no longer configured.' } }));
+    const composer = createPreviewingComposer(refused);
+    composer.follow(null, [model], []);
+    await vi.advanceTimersByTimeAsync(20_000);
+    expect(refused).toHaveBeenCalledTimes(1);
+    composer.dispose();
+
+    const failing = vi.fn(() => Promise.reject(new Error('The worker crashed.')));
+    const other = createPreviewingComposer(failing);
+    other.follow(null, [model], []);
+    await vi.advanceTimersByTimeAsync(60_000);
+    // The first try and three retries, then the dash stays with the reason in its title.
+    expect(failing).toHaveBeenCalledTimes(4);
+    expect(other.previewError?.message).toBe('The worker crashed.');
+    other.dispose();
+  });
+});

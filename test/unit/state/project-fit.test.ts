@@ -83,7 +83,7 @@ describe('checkAttachmentFits', () => {
 describe('settleUploadRow', () => {
   it('reports tokens and passages of a stored file', () => {
     const settled = settleUploadRow(row, { kind: 'stored', fileId: asFileId('f'), status: 'ready', tokenCount: 1_234, chunkCount: 3 });
-    expect(settled).toMatchObject({ status: 'done', fraction: 1, message: '1,234 tokens, 3 passages.' });
+    expect(settled).toMatchObject({ status: 'done', fraction: 1, message: 'Ready: 1,234 tokens, 3 passages.' });
   });
 
   it('reports duplicates by the name already in the project', () => {

@@ -1,10 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import type { ModelInfo } from '../../../src/core/model';
+import type { FileId, ModelInfo } from '../../../src/core/model';
 import { AttachmentsState } from '../../../src/state/attachments.svelte';
 import { NoticesState } from '../../../src/state/notices.svelte';
 import { FileViewerState } from '../../../src/state/file-viewer.svelte';
+import { describeUploadRow } from '../../../src/state/project-fit';
 import { ProjectsState } from '../../../src/state/projects.svelte';
-import type { EmbeddingClient } from '../../../src/workers/embedding/embedding.client';
+import type { EmbeddingClient, EmbeddingProgressListener } from '../../../src/workers/embedding/embedding.client';
+import type { IngestClient } from '../../../src/workers/ingest/ingest.client';
 import { createInlineIngest, createRagStores, fixtureInput } from '../workers/rag-stores';
 
 
@@ -30,7 +32,58 @@ function asFile(name: string, mimeType: string): File {
   return new File([blob], name.split('/').at(-1) ?? name, { type: mimeType });
 }
 
-async function createProjects() {
+/** One embedFile call of the fake worker below: the test reports its progress and ends it. */
+interface EmbeddingCall {
+  fileId: string;
+  onProgress: EmbeddingProgressListener;
+  finish(embedded: number, total: number): void;
+  isCancelled: boolean;
+}
+
+/**
+ * An embedding worker the test drives: each embedFile call waits until the test finishes it
+ * or the row cancels it (which ends it as the worker does, with a `cancelled` error).
+ */
+function createDrivenEmbedding() {
+  const calls: EmbeddingCall[] = [];
+  const waiters: Array<() => void> = [];
+  let embedded = { embedded: 0, total: 0 };
+  const client: EmbeddingClient = {
+    ...createUnavailableEmbedding(),
+    isModelAvailable: () => Promise.resolve(true),
+    countEmbedded: () => Promise.resolve(embedded),
+    embedFile(fileId, _settings, onProgress) {
+      let settle: (result: Awaited<ReturnType<EmbeddingClient['embedFile']>['result']>) => void = () => undefined;
+      const result = new Promise<Awaited<ReturnType<EmbeddingClient['embedFile']>['result']>>((done) => (settle = done));
+      const call: EmbeddingCall = {
+        fileId,
+        onProgress,
+        isCancelled: false,
+        finish(done, total) {
+          embedded = { embedded: embedded.embedded + done, total: embedded.total + total };
+          settle({ ok: true, value: { embedded: done, total } });
+        },
+      };
+      calls.push(call);
+      waiters.splice(0).forEach((wake) => wake());
+      return {
+        result,
+        cancel() {
+          call.isCancelled = true;
+          settle({ ok: false, error: { code: 'cancelled', message: 'Cancelled.' } });
+        },
+      };
+    },
+  };
+  /** The `count`-th embedFile call, once it has been made. */
+  async function nextCall(count: number): Promise<EmbeddingCall> {
+    while (calls.length < count) await new Promise<void>((wake) => waiters.push(wake));
+    return calls[count - 1] as EmbeddingCall;
+  }
+  return { client, calls, nextCall };
+}
+
+async function createProjects(options: { embedding?: EmbeddingClient; ingest?: (stores: Awaited<ReturnType<typeof createRagStores>>) => IngestClient } = {}) {
   const stores = await createRagStores();
   let id = 0;
   const projects = new ProjectsState({
@@ -38,8 +91,8 @@ async function createProjects() {
     files: stores.files,
     settings: stores.settings,
     notices: new NoticesState(),
-    loadIngest: () => createInlineIngest(stores),
-    loadEmbedding: createUnavailableEmbedding,
+    loadIngest: () => (options.ingest ?? createInlineIngest)(stores),
+    loadEmbedding: () => options.embedding ?? createUnavailableEmbedding(),
     // The search box has its own tests (project-search-state.test.ts).
     searchProject: () => Promise.reject(new Error('not searched in these tests')),
     newId: () => `id-${++id}`,
@@ -70,7 +123,7 @@ describe('ProjectsState', () => {
       ['coffee.md', 'done'],
       ['encrypted.pdf', 'failed'],
     ]);
-    expect(projects.uploads[0]?.message).toMatch(/^\d+ tokens, \d+ passages?\.$/);
+    expect(projects.uploads[0]?.message).toMatch(/^Ready: \d+ tokens, \d+ passages?\.$/);
     expect(projects.files.map((file) => [file.name, file.status])).toEqual([
       ['coffee.md', 'ready'],
       ['encrypted.pdf', 'error'],
@@ -109,6 +162,135 @@ describe('ProjectsState', () => {
     ]);
     expect(projects.files.map((file) => file.name)).toEqual(['router.md']);
     expect(projects.isUploading).toBe(false);
+  });
+
+  it('shows each stage of a file on its row: reading, chunking, embedding n of m, then ready', async () => {
+    const embedding = createDrivenEmbedding();
+    const seen: string[] = [];
+    const watched: { projects?: ProjectsState } = {};
+    // What the row says after every progress event, as the panel would render it.
+    const look = () => {
+      const row = watched.projects?.uploads[0];
+      const label = row === undefined ? '' : `${row.status}: ${describeUploadRow(row)}`;
+      if (seen.at(-1) !== label) seen.push(label);
+    };
+    const created = await createProjects({
+      embedding: embedding.client,
+      ingest: (stores) => {
+        const ingest = createInlineIngest(stores);
+        return { ...ingest, ingestFiles: (projectId, files, onProgress) => ingest.ingestFiles(projectId, files, (progress) => (onProgress(progress), look())) };
+      },
+    });
+    const { projects } = created;
+    watched.projects = projects;
+    const project = await projects.create('Notes');
+    await projects.open(project.id);
+    const upload = projects.upload([asFile('corpus/coffee.md', 'text/markdown')]);
+
+    const call = await embedding.nextCall(1);
+    const chunks = await created.stores.chunks.listByFile(call.fileId as FileId);
+    expect(chunks.length).toBeGreaterThan(0);
+    look();
+    for (let done = 0; done <= chunks.length; done++) {
+      call.onProgress({ kind: 'chunks', fileId: call.fileId as FileId, embedded: done, total: chunks.length });
+      look();
+    }
+    expect(projects.uploads[0]?.fraction).toBe(1);
+    call.finish(chunks.length, chunks.length);
+    await upload;
+    look();
+
+    const passages = chunks.length === 1 ? 'passage' : 'passages';
+    expect(seen).toEqual([
+      'working: Checking for duplicates',
+      'working: Extracting text',
+      'working: Counting tokens',
+      'working: Chunking',
+      'working: Stored',
+      'working: Waiting to embed',
+      ...Array.from({ length: chunks.length + 1 }, (_, done) => `working: Embedding ${done} of ${chunks.length} ${passages}`),
+      expect.stringMatching(new RegExp(`^done: Ready: [\\d,]+ tokens, ${chunks.length} ${passages}\\.$`)),
+    ]);
+    expect(projects.embedded).toEqual({ embedded: chunks.length, total: chunks.length });
+    expect(projects.isUploading).toBe(false);
+  });
+
+  it('cancels a file during its embedding: the worker job stops, the file stays, the row says what was embedded', async () => {
+    const embedding = createDrivenEmbedding();
+    const { projects, stores } = await createProjects({ embedding: embedding.client });
+    const project = await projects.create('Notes');
+    await projects.open(project.id);
+    const upload = projects.upload([asFile('corpus/coffee.md', 'text/markdown'), asFile('corpus/router.md', 'text/markdown')]);
+
+    // One file at a time: the first file's embedding runs, the second waits for its turn.
+    const first = await embedding.nextCall(1);
+    const firstRow = projects.uploads.find((row) => row.fileId === first.fileId);
+    const secondRow = projects.uploads.find((row) => row.fileId !== first.fileId);
+    if (!firstRow || !secondRow) throw new Error('expected a row per file');
+    first.onProgress({ kind: 'chunks', fileId: first.fileId as FileId, embedded: 1, total: 4 });
+    expect(describeUploadRow(projects.uploads.find((row) => row.key === firstRow.key)!)).toBe('Embedding 1 of 4 passages');
+    projects.cancelUploadRow(firstRow.key);
+    expect(first.isCancelled).toBe(true);
+
+    // The next file's embedding starts once the cancelled one has stopped.
+    const second = await embedding.nextCall(2);
+    expect(second.fileId).not.toBe(first.fileId);
+    second.onProgress({ kind: 'chunks', fileId: second.fileId as FileId, embedded: 0, total: 2 });
+    second.finish(2, 2);
+    await upload;
+
+    const cancelled = projects.uploads.find((row) => row.key === firstRow.key);
+    expect(cancelled?.status).toBe('done');
+    expect(cancelled && describeUploadRow(cancelled)).toMatch(/^Ready: [\d,]+ tokens, \d+ passages?\. Embedding cancelled \(1 of 4 embedded\): the rest is found by keyword\.$/);
+    expect(projects.uploads.find((row) => row.key === secondRow.key)?.message).toMatch(/^Ready: [\d,]+ tokens, \d+ passages?\.$/);
+    // Cancelling the embedding keeps the file: it is listed, and its passages are stored.
+    expect(projects.files.map((file) => file.name).sort()).toEqual(['coffee.md', 'router.md']);
+    expect((await stores.chunks.listByFile(first.fileId as FileId)).length).toBeGreaterThan(0);
+    expect(embedding.calls).toHaveLength(2);
+    expect(projects.isUploading).toBe(false);
+  });
+
+  it('cancels a file waiting for its turn to embed: its embedding never starts', async () => {
+    const embedding = createDrivenEmbedding();
+    const { projects } = await createProjects({ embedding: embedding.client });
+    const project = await projects.create('Notes');
+    await projects.open(project.id);
+    const upload = projects.upload([asFile('corpus/coffee.md', 'text/markdown'), asFile('corpus/router.md', 'text/markdown')]);
+
+    const first = await embedding.nextCall(1);
+    // Wait until the other file is read and queued behind the first one's embedding.
+    const waiting = async () => {
+      for (;;) {
+        const row = projects.uploads.find((upload) => upload.fileId !== undefined && upload.fileId !== first.fileId);
+        if (row?.stage === 'embed') return row;
+        await new Promise((wake) => setTimeout(wake, 5));
+      }
+    };
+    const queued = await waiting();
+    expect(describeUploadRow(queued)).toBe('Waiting to embed');
+    projects.cancelUploadRow(queued.key);
+    first.finish(3, 3);
+    await upload;
+
+    expect(embedding.calls.map((call) => call.fileId)).toEqual([first.fileId]);
+    const settled = projects.uploads.find((row) => row.key === queued.key);
+    expect(settled && describeUploadRow(settled)).toMatch(/Embedding cancelled \(none embedded\): the rest is found by keyword\.$/);
+    expect(projects.isUploading).toBe(false);
+  });
+
+  it('says failed or cancelled on the row of a file that could not be read or was stopped while read', async () => {
+    const { projects } = await createProjects();
+    const project = await projects.create('Notes');
+    await projects.open(project.id);
+    const upload = projects.upload([asFile('corpus/coffee.md', 'text/markdown'), asFile('encrypted.pdf', 'application/pdf')]);
+    const [first] = projects.uploads;
+    if (!first) throw new Error('expected a row per file');
+    projects.cancelUploadRow(first.key);
+    await upload;
+    expect(projects.uploads.map((row) => [row.status, describeUploadRow(row)])).toEqual([
+      ['cancelled', 'Cancelled.'],
+      ['failed', 'This PDF is protected by a password; remove the password and add it again.'],
+    ]);
   });
 
   it('saves renames and instructions, and deletes the project with its files', async () => {

@@ -1,0 +1,332 @@
+/**
+ * Bench 9: exporting and importing a backup of a database of 50 MB and 200 MB (and, with
+ * `--large`, 1 GB next to 50 MB), in Chromium with the database on disk as in the app: time,
+ * and the peak memory of the browser's processes and of the page's JavaScript heap while each
+ * runs, next to the size of the data. The imported database must export to the same file.
+ *
+ *     npx tsx test/bench/backup.bench.ts            # 50 MB and 200 MB
+ *     npx tsx test/bench/backup.bench.ts --large    # 50 MB and 1 GB (several minutes)
+ */
+import { createHash } from 'node:crypto';
+import { createReadStream, existsSync } from 'node:fs';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type BrowserContext, type Page } from '@playwright/test';
+import {
+  BENCH_STATIC_PORT,
+  bundleBenchPage,
+  CHROMIUM_ARGS,
+  startStaticServer,
+} from './lib/bench-browser';
+import { withMemorySampling, type MemorySample } from './lib/process-memory';
+import { createSection, emitSection, spreadOf, type BenchSection } from './lib/report';
+import type { SeedFigures } from './pages/backup.page';
+
+const MEGABYTE = 1024 * 1024;
+const isLarge = process.argv.includes('--large');
+/** BENCH_BACKUP_SIZES_MB=5,20 tries the bench out on small databases. */
+const SIZES_MB =
+  process.env.BENCH_BACKUP_SIZES_MB?.split(',').map(Number) ?? (isLarge ? [50, 1024] : [50, 200]);
+const SOURCE_DB = 'carrel-bench-backup-source';
+/** Memory is judged bounded when data this many times larger at most doubles the peak. */
+const MIN_SIZE_RATIO_JUDGED = 10;
+const MAX_BOUNDED_MEMORY_RATIO = 2;
+const RESTORED_DB = 'carrel-bench-backup-restored';
+
+interface PhaseFigures {
+  ms: number;
+  idle: MemorySample;
+  peak: MemorySample;
+  firstHalfPeak: MemorySample;
+  secondHalfPeak: MemorySample;
+}
+
+interface SizeFigures {
+  targetMb: number;
+  seed: SeedFigures;
+  readMs: number;
+  fileBytes: number;
+  exported: PhaseFigures;
+  imported: PhaseFigures & { rows: number };
+  isRoundTripEqual: boolean;
+  countsEqual: boolean;
+}
+
+type BenchGlobals = {
+  seedBackupDatabase(name: string, bytes: number): Promise<SeedFigures>;
+  readEveryRow(name: string): Promise<{ ms: number; rows: number }>;
+  exportDatabase(name: string): Promise<{ ms: number; bytes: number }>;
+  releaseExport(): void;
+  importDatabase(name: string): Promise<{ ms: number; rows: number }>;
+  countRows(name: string): Promise<Record<string, number>>;
+  deleteBenchDatabase(name: string): Promise<void>;
+};
+
+async function openPage(context: BrowserContext): Promise<Page> {
+  const page = await context.newPage();
+  page.on('pageerror', (error) => console.error(`[backup] ${error.message}`));
+  await page.goto(`http://127.0.0.1:${BENCH_STATIC_PORT}/pages/backup.html`);
+  await page.waitForFunction(() => 'benchReady' in globalThis, null, { timeout: 60_000 });
+  return page;
+}
+
+const call = <Name extends keyof BenchGlobals>(
+  page: Page,
+  name: Name,
+  ...args: Parameters<BenchGlobals[Name]>
+): Promise<Awaited<ReturnType<BenchGlobals[Name]>>> =>
+  page.evaluate(
+    ([fn, params]) =>
+      (globalThis as unknown as Record<string, (...p: unknown[]) => unknown>)[fn]!(...params),
+    [name, args] as const,
+  ) as Promise<Awaited<ReturnType<BenchGlobals[Name]>>>;
+
+async function sha256(path: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
+  return hash.digest('hex');
+}
+
+/** Exports `db` as the app does (the file is downloaded), measuring memory meanwhile. */
+async function exportToFile(
+  context: BrowserContext,
+  db: string,
+): Promise<PhaseFigures & { path: string; bytes: number; remove(): Promise<void> }> {
+  const page = await openPage(context);
+  const cdp = await context.newCDPSession(page);
+  const { result, ...memory } = await withMemorySampling(cdp, async () => {
+    const [download, figures] = await Promise.all([
+      page.waitForEvent('download', { timeout: 0 }),
+      call(page, 'exportDatabase', db),
+    ]);
+    // The phase ends once the file is on disk, as it does for the person exporting.
+    const path = await download.path();
+    return { ...figures, path, remove: () => download.delete() };
+  });
+  await call(page, 'releaseExport');
+  await cdp.detach();
+  await page.close();
+  return { ...result, ...memory };
+}
+
+async function measureSize(context: BrowserContext, targetMb: number): Promise<SizeFigures> {
+  console.log(`  seeding ${targetMb} MB…`);
+  let page = await openPage(context);
+  const seed = await call(page, 'seedBackupDatabase', SOURCE_DB, targetMb * MEGABYTE);
+  await page.close();
+
+  page = await openPage(context);
+  const read = await call(page, 'readEveryRow', SOURCE_DB);
+  await page.close();
+
+  console.log(`  exporting ${targetMb} MB…`);
+  const first = await exportToFile(context, SOURCE_DB);
+
+  console.log(`  importing ${targetMb} MB…`);
+  page = await openPage(context);
+  await page.setInputFiles('#backup-file', first.path);
+  const cdp = await context.newCDPSession(page);
+  const importing = await withMemorySampling(cdp, () => call(page, 'importDatabase', RESTORED_DB));
+  await cdp.detach();
+  await page.close();
+
+  console.log(`  checking the round trip…`);
+  const second = await exportToFile(context, RESTORED_DB);
+  const [firstHash, secondHash] = await Promise.all([sha256(first.path), sha256(second.path)]);
+  page = await openPage(context);
+  const [sourceCounts, restoredCounts] = [
+    await call(page, 'countRows', SOURCE_DB),
+    await call(page, 'countRows', RESTORED_DB),
+  ];
+  await call(page, 'deleteBenchDatabase', SOURCE_DB);
+  await call(page, 'deleteBenchDatabase', RESTORED_DB);
+  await page.close();
+  const fileBytes = (await stat(first.path)).size;
+  await first.remove();
+  await second.remove();
+  const figures: SizeFigures = {
+    targetMb,
+    seed,
+    readMs: read.ms,
+    fileBytes,
+    exported: {
+      ms: first.ms,
+      idle: first.idle,
+      peak: first.peak,
+      firstHalfPeak: first.firstHalfPeak,
+      secondHalfPeak: first.secondHalfPeak,
+    },
+    imported: { ...importing, ...importing.result },
+    isRoundTripEqual: firstHash === secondHash && first.bytes === second.bytes,
+    countsEqual: JSON.stringify(sourceCounts) === JSON.stringify(restoredCounts),
+  };
+  console.log(JSON.stringify({ ...figures, sourceCounts, restoredCounts }));
+  return figures;
+}
+
+const mib = (bytes: number) => bytes / MEGABYTE;
+const over = (phase: PhaseFigures, key: keyof MemorySample) => phase.peak[key] - phase.idle[key];
+
+function report(section: BenchSection, results: SizeFigures[]): void {
+  const small = results[0]!;
+  for (const result of results) {
+    const dataMiB = mib(result.seed.contentBytes);
+    const label = `${Math.round(dataMiB)} MB of data`;
+    section.figures.push({
+      name: `export, ${label}: time per MB of data`,
+      unit: 'ms/MB',
+      spread: spreadOf(result.exported.ms / dataMiB),
+      baseline: {
+        name: 'reading every row of the same database (no checks, no encoding), per MB',
+        unit: 'ms/MB',
+        spread: spreadOf(result.readMs / dataMiB),
+      },
+      ratioLabel: '× (read ÷ export)',
+    });
+    section.figures.push({
+      name: `import, ${label}: time per MB of data`,
+      unit: 'ms/MB',
+      spread: spreadOf(result.imported.ms / dataMiB),
+      baseline: {
+        name: 'export of the same database, per MB',
+        unit: 'ms/MB',
+        spread: spreadOf(result.exported.ms / dataMiB),
+      },
+      ratioLabel: '× (export ÷ import)',
+    });
+  }
+  for (const result of results) {
+    const dataMiB = mib(result.seed.contentBytes);
+    const label = `${Math.round(dataMiB)} MB of data`;
+    for (const [phase, figures] of [
+      ['export', result.exported],
+      ['import', result.imported],
+    ] as const) {
+      section.figures.push({
+        name: `${phase}, ${label}: peak memory of all browser processes above idle (PSS)`,
+        unit: 'MiB',
+        spread: spreadOf(over(figures, 'totalMiB')),
+        baseline: { name: 'the data', unit: 'MiB', spread: spreadOf(dataMiB) },
+        ratioLabel: '× (data ÷ peak)',
+      });
+      section.figures.push({
+        name: `${phase}, ${label}: peak of all browser processes above idle in the second half of the ${phase}`,
+        unit: 'MiB',
+        spread: spreadOf(figures.secondHalfPeak.totalMiB - figures.idle.totalMiB),
+        baseline: {
+          name: 'the same in its first half',
+          unit: 'MiB',
+          spread: spreadOf(figures.firstHalfPeak.totalMiB - figures.idle.totalMiB),
+        },
+        ratioLabel: '× (first half ÷ second half)',
+      });
+      section.figures.push({
+        name: `${phase}, ${label}: peak of the page's JavaScript heap above idle`,
+        unit: 'MiB',
+        spread: spreadOf(over(figures, 'heapMiB')),
+        baseline: { name: 'the data', unit: 'MiB', spread: spreadOf(dataMiB) },
+        ratioLabel: '× (data ÷ peak)',
+      });
+    }
+  }
+  const large = results[results.length - 1]!;
+  const sizeRatio = large.seed.contentBytes / small.seed.contentBytes;
+  for (const phase of ['export', 'import'] as const) {
+    const pick = (result: SizeFigures) => (phase === 'export' ? result.exported : result.imported);
+    const memoryRatio = over(pick(large), 'totalMiB') / Math.max(over(pick(small), 'totalMiB'), 1);
+    // Bounded: twenty times the data does not double the peak. Between sizes closer together
+    // the fixed working set (batches, the heap's slack) decides, so no target is set there.
+    const isJudged = sizeRatio >= MIN_SIZE_RATIO_JUDGED;
+    section.values.push({
+      name: `${phase}: peak memory above idle at ${Math.round(mib(large.seed.contentBytes))} MB ÷ at ${Math.round(mib(small.seed.contentBytes))} MB (data ${sizeRatio.toFixed(1)}× larger)`,
+      value: Number(memoryRatio.toFixed(2)),
+      unit: '×',
+      ...(isJudged
+        ? {
+            target: `≤ ${MAX_BOUNDED_MEMORY_RATIO} (bounded)`,
+            isTargetMet: memoryRatio <= MAX_BOUNDED_MEMORY_RATIO,
+          }
+        : {}),
+    });
+    const timeRatio =
+      pick(large).ms / large.seed.contentBytes / (pick(small).ms / small.seed.contentBytes);
+    section.values.push({
+      name: `${phase}: time per MB at ${Math.round(mib(large.seed.contentBytes))} MB ÷ at ${Math.round(mib(small.seed.contentBytes))} MB`,
+      value: Number(timeRatio.toFixed(2)),
+      unit: '×',
+    });
+  }
+  for (const result of results) {
+    const label = `${Math.round(mib(result.seed.contentBytes))} MB`;
+    section.values.push(
+      {
+        name: `${label}: export, then import into an empty database, then export again: the two files are equal (SHA-256) and every table has as many rows`,
+        value: result.isRoundTripEqual && result.countsEqual ? 'equal' : 'DIFFERENT',
+        unit: '',
+        target: 'equal',
+        isTargetMet: result.isRoundTripEqual && result.countsEqual,
+      },
+      {
+        name: `${label}: export took`,
+        value: Number((result.exported.ms / 1000).toFixed(1)),
+        unit: 's',
+      },
+      {
+        name: `${label}: import took`,
+        value: Number((result.imported.ms / 1000).toFixed(1)),
+        unit: 's',
+      },
+      { name: `${label}: backup file`, value: Math.round(mib(result.fileBytes)), unit: 'MiB' },
+      {
+        name: `${label}: database on disk (storage estimate after seeding)`,
+        value: Math.round(mib(result.seed.usageBytes)),
+        unit: 'MiB',
+      },
+      {
+        name: `${label}: peak of all browser processes, export / import (absolute, PSS)`,
+        value: `${Math.round(result.exported.peak.totalMiB)} / ${Math.round(result.imported.peak.totalMiB)}`,
+        unit: 'MiB',
+      },
+    );
+  }
+  const rows = (result: SizeFigures) =>
+    `${result.seed.sessions.toLocaleString('en-US')} chats with ${result.seed.messages.toLocaleString('en-US')} messages, ${result.seed.projects} projects with ${result.seed.files.toLocaleString('en-US')} files and ${result.seed.chunks.toLocaleString('en-US')} chunks`;
+  section.notes.push(
+    `Data: ${results.map((result) => `${Math.round(mib(result.seed.contentBytes))} MB = ${rows(result)}`).join('; ')}. About half the bytes are chats (40 messages each, questions of 10–80 words, answers of 80–500), half project files of about 120 KB of Markdown each, stored as the file's bytes and its extracted text, cut into chunks of 1,800 characters with 270 of overlap, each with a 384-float embedding. "MB of data" counts the text (UTF-8), the file bytes and the embeddings' bytes.`,
+    "Where it runs: Chromium (the app runs backups in the page), a persistent profile so IndexedDB is on disk as in the app (an incognito-like context would keep the whole database in memory), through the app's backup code (src/storage/backup/). Export is timed from the call to the Blob it returns and ends, for memory, once the browser has saved the download; import reads the saved file through a file input, as the app does, into an empty database.",
+    'Before the export wrote its file to the origin private file system as it went (src/storage/backup/export-file.ts), it folded the text into Blobs that Chromium kept in its blob storage, in memory up to a fifth of the RAM: in a run of 2026-11-25 the processes other than the renderer grew by the size of the file (+254 MiB for 200 MB of data, +52 MiB for 50 MB); measured the same way after the change, +13 MiB at 200 MB.',
+    'Import is not bounded yet: it writes the whole file in one all-or-nothing transaction, and its peak keeps rising through the import (second half above the first), in the renderer and in the browser process, which holds what the transaction wrote (file blobs, large values) until it commits. At 1 GB of data the peak was 725 MiB above idle, 4 times the peak at 50 MB for 20 times the data; bounding it means importing in several transactions while keeping a failed or cancelled import from leaving anything behind.',
+    'Memory: every 200 ms, the proportional set size (PSS) of every Chromium process (browser, renderer, utility) from /proc, and the page\'s JavaScript heap in use (DevTools Runtime.getHeapUsage); "idle" is the same measure after a garbage collection just before the phase. A peak that did not grow with the data means memory is bounded by the code\'s batch sizes, not by the database.',
+  );
+}
+
+async function main(): Promise<void> {
+  const section = createSection(
+    isLarge ? 'backup-1gb' : 'backup',
+    isLarge ? '9b. Backups of 1 GB: export and import' : '9. Backups: export and import',
+  );
+  const outDir = await bundleBenchPage('backup', 'test/bench/pages/backup.page.ts');
+  const server = await startStaticServer({ '/pages/': outDir }, BENCH_STATIC_PORT);
+  const profile = await mkdtemp(join(tmpdir(), 'carrel-bench-backup-'));
+  const executablePath =
+    process.env.CARREL_CHROMIUM ??
+    (existsSync('/usr/bin/chromium') ? '/usr/bin/chromium' : undefined);
+  const context = await chromium.launchPersistentContext(profile, {
+    ...(executablePath ? { executablePath } : {}),
+    args: CHROMIUM_ARGS,
+    acceptDownloads: true,
+  });
+  try {
+    const results: SizeFigures[] = [];
+    for (const targetMb of SIZES_MB) results.push(await measureSize(context, targetMb));
+    report(section, results);
+  } finally {
+    await context.close();
+    await new Promise<void>((done) => server.close(() => done()));
+    await rm(profile, { recursive: true, force: true });
+  }
+  await emitSection(section);
+}
+
+await main();
