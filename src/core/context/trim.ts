@@ -1,6 +1,7 @@
 import type { HistoryStrategy } from '../model';
 import type { Result } from '../../util/result';
 import { err, ok } from '../../util/result';
+import { resolveUploadShare, splitInputBudget } from './budget';
 import type { Block, PartEnv } from './parts/part';
 import { createMarkerLedger, type PlacedMarkers } from './render/markers';
 import { selectByStrategy } from './strategies/select-by-strategy';
@@ -53,6 +54,95 @@ function doesNotFit(parts: RequiredPart[], available: number): DoesNotFit {
   return { required, available, parts };
 }
 
+/** Whether the file block at `index` goes with a question that is sent (it sits just above it). */
+function isQuestionKept(blocks: readonly Block[], kept: readonly boolean[], index: number): boolean {
+  const question = blocks[index + 1];
+  return question?.sourceId === blocks[index]?.sourceId && kept[index + 1] === true;
+}
+
+/**
+ * The budget over the blocks the strategy kept, with a share reserved for uploads: earlier
+ * turns' files get up to `uploadShare` of the budget (less what inline project files and this
+ * turn's files already take), the rest of the history the remainder. Messages are kept newest
+ * first until the first that does not fit their room, which goes with everything older; files
+ * then take their room newest first, each only with its question, until the first that does not
+ * fit; room the files leave unused goes back to older messages. With no earlier files this is
+ * the plain rule: newest first while it fits. Returns the tokens kept.
+ */
+function keepNewestWithinShares(
+  blocks: readonly Block[],
+  kept: boolean[],
+  reasons: Array<DropReason | undefined>,
+  room: number,
+  uploadShare: number,
+): number {
+  let requiredUploads = 0;
+  let uploadDemand = 0;
+  let requiredTokens = 0;
+  blocks.forEach((block, index) => {
+    if (block.isRequired) requiredTokens += block.tokens;
+    if (!block.isUpload) return;
+    if (block.isRequired) requiredUploads += block.tokens;
+    else if (kept[index] === true) uploadDemand += block.tokens;
+  });
+  const { uploadBudget } = splitInputBudget(room + requiredTokens, uploadShare);
+  const uploadRoom = Math.max(0, Math.min(uploadBudget - requiredUploads, uploadDemand, room));
+
+  const drop = (index: number): void => {
+    kept[index] = false;
+    reasons[index] = 'budget';
+  };
+  // Messages, newest first, within what the uploads' room leaves.
+  let historyUsed = 0;
+  let cutAt = -1;
+  const keepMessagesFrom = (start: number, limit: number): void => {
+    for (let index = start; index >= 0; index--) {
+      const block = blocks[index];
+      if (block === undefined || block.isRequired || block.isUpload || kept[index] !== true)
+        continue;
+      if (cutAt < 0 && historyUsed + block.tokens <= limit) {
+        historyUsed += block.tokens;
+      } else {
+        if (cutAt < 0) cutAt = index;
+        drop(index);
+      }
+    }
+  };
+  keepMessagesFrom(blocks.length - 1, room - uploadRoom);
+  // Files, newest first, in what is left, each only with its question.
+  let uploadUsed = 0;
+  let isFileCut = false;
+  for (let index = blocks.length - 1; index >= 0; index--) {
+    const block = blocks[index];
+    if (block === undefined || block.isRequired || !block.isUpload || kept[index] !== true)
+      continue;
+    if (
+      !isFileCut &&
+      isQuestionKept(blocks, kept, index) &&
+      historyUsed + uploadUsed + block.tokens <= room
+    ) {
+      uploadUsed += block.tokens;
+    } else {
+      isFileCut = true;
+      drop(index);
+    }
+  }
+  // Room the files did not use goes back to the messages older than the cut.
+  if (cutAt >= 0 && uploadUsed < uploadRoom) {
+    const resumeAt = cutAt;
+    for (let index = resumeAt; index >= 0; index--) {
+      const block = blocks[index];
+      if (block === undefined || block.isRequired || block.isUpload) continue;
+      if (reasons[index] !== 'budget') continue;
+      kept[index] = true;
+      reasons[index] = undefined;
+    }
+    cutAt = -1;
+    keepMessagesFrom(resumeAt, room - uploadUsed);
+  }
+  return historyUsed + uploadUsed;
+}
+
 /**
  * The strategy first, then the budget (rule 8) on top: required blocks always stay; the rest
  * is kept newest first while it fits, and at the first block that does not, it and everything
@@ -65,6 +155,7 @@ export function trimToBudget(
   available: number,
   env: PartEnv,
 ): Result<Trimmed, DoesNotFit> {
+  const uploadShare = resolveUploadShare(env.input.agent);
   const kept = selectByStrategy(blocks, strategy);
   const reasons: Array<DropReason | undefined> = kept.map((isKept) =>
     isKept ? undefined : 'strategy',
@@ -93,18 +184,7 @@ export function trimToBudget(
     return ok({ kept, reasons, markers: [], totalTokens: running });
   }
 
-  let isCut = false;
-  for (let index = blocks.length - 1; index >= 0; index--) {
-    const block = blocks[index];
-    if (block === undefined || block.isRequired || kept[index] !== true) continue;
-    if (!isCut && running + block.tokens <= available) {
-      running += block.tokens;
-    } else {
-      isCut = true;
-      kept[index] = false;
-      reasons[index] = 'budget';
-    }
-  }
+  running += keepNewestWithinShares(blocks, kept, reasons, available - running, uploadShare);
 
   // The ledger updates the markers per dropped block, so each round is a few map operations;
   // the search for the oldest kept block resumes where it stopped.

@@ -217,18 +217,28 @@ describe('assembleContext properties', () => {
           .map((item) => position.get(item.sourceId ?? '') ?? -1);
         expect(order).toEqual([...order].sort((a, b) => a - b));
 
-        // The budget only ever drops the oldest part of the history (pinned messages aside).
+        // The budget only ever drops the oldest part of the history (pinned messages aside);
+        // earlier files have their own share and may go on their own, never sent without
+        // their question.
+        const isMessage = (item: { kind: string }): boolean =>
+          HISTORY_KINDS.has(item.kind as ContextMessage['kind']) && item.kind !== 'file';
         const keptPositions = messages
-          .filter((item) => HISTORY_KINDS.has(item.kind) && item.sourceId !== undefined)
+          .filter((item) => isMessage(item) && item.sourceId !== undefined)
           .filter(
             (item) => chain.find((message) => message.id === item.sourceId)?.isPinned !== true,
           )
           .map((item) => position.get(item.sourceId ?? '') ?? -1);
         const oldestKept = Math.min(...keptPositions);
         for (const item of context.dropped) {
-          if (item.reason === 'budget')
+          if (item.reason === 'budget' && isMessage(item))
             expect(position.get(item.sourceId ?? '') ?? -1).toBeLessThanOrEqual(oldestKept);
         }
+        messages.forEach((item, index) => {
+          if (item.kind !== 'file') return;
+          const question = messages[index + 1];
+          expect(question?.kind).toBe('user');
+          expect(question?.sourceId).toBe(item.sourceId);
+        });
 
         // The skipped markers count the chat's messages that are not sent at all (a question
         // with its files is one message, an answer with all its steps is one).
