@@ -54,20 +54,16 @@ function doesNotFit(parts: RequiredPart[], available: number): DoesNotFit {
   return { required, available, parts };
 }
 
-/** Whether the file block at `index` goes with a question that is sent (it sits just above it). */
-function isQuestionKept(blocks: readonly Block[], kept: readonly boolean[], index: number): boolean {
-  const question = blocks[index + 1];
-  return question?.sourceId === blocks[index]?.sourceId && kept[index + 1] === true;
-}
-
 /**
  * The budget over the blocks the strategy kept, with a share reserved for uploads: earlier
  * turns' files get up to `uploadShare` of the budget (less what inline project files and this
  * turn's files already take), the rest of the history the remainder. Messages are kept newest
  * first until the first that does not fit their room, which goes with everything older; files
- * then take their room newest first, each only with its question, until the first that does not
- * fit; room the files leave unused goes back to older messages. With no earlier files this is
- * the plain rule: newest first while it fits. Returns the tokens kept.
+ * then take their room newest first until the first that does not fit, each with its question
+ * (brought back if the messages' cut took it, so a file is never sent alone); room the files
+ * leave unused goes back to older messages. With no earlier files this is the plain rule:
+ * newest first while it fits. Returns the tokens kept; `broughtQuestions` gets the questions
+ * kept only for their files.
  */
 function keepNewestWithinShares(
   blocks: readonly Block[],
@@ -75,6 +71,7 @@ function keepNewestWithinShares(
   reasons: Array<DropReason | undefined>,
   room: number,
   uploadShare: number,
+  broughtQuestions: Set<number>,
 ): number {
   let requiredUploads = 0;
   let uploadDemand = 0;
@@ -100,6 +97,7 @@ function keepNewestWithinShares(
       const block = blocks[index];
       if (block === undefined || block.isRequired || block.isUpload || kept[index] !== true)
         continue;
+      if (broughtQuestions.has(index)) continue;
       if (cutAt < 0 && historyUsed + block.tokens <= limit) {
         historyUsed += block.tokens;
       } else {
@@ -109,19 +107,28 @@ function keepNewestWithinShares(
     }
   };
   keepMessagesFrom(blocks.length - 1, room - uploadRoom);
-  // Files, newest first, in what is left, each only with its question.
+  if (uploadDemand === 0) return historyUsed;
+
+  // Files, newest first, in what is left, each with its question.
   let uploadUsed = 0;
   let isFileCut = false;
   for (let index = blocks.length - 1; index >= 0; index--) {
     const block = blocks[index];
     if (block === undefined || block.isRequired || !block.isUpload || kept[index] !== true)
       continue;
-    if (
-      !isFileCut &&
-      isQuestionKept(blocks, kept, index) &&
-      historyUsed + uploadUsed + block.tokens <= room
-    ) {
-      uploadUsed += block.tokens;
+    const question = index + 1;
+    const isQuestion = blocks[question]?.sourceId === block.sourceId;
+    const canBring =
+      isQuestion && kept[question] !== true && reasons[question] === 'budget';
+    const cost = block.tokens + (canBring ? (blocks[question]?.tokens ?? 0) : 0);
+    const hasQuestion = isQuestion && (kept[question] === true || canBring);
+    if (!isFileCut && hasQuestion && historyUsed + uploadUsed + cost <= room) {
+      uploadUsed += cost;
+      if (canBring) {
+        kept[question] = true;
+        reasons[question] = undefined;
+        broughtQuestions.add(question);
+      }
     } else {
       isFileCut = true;
       drop(index);
@@ -184,7 +191,15 @@ export function trimToBudget(
     return ok({ kept, reasons, markers: [], totalTokens: running });
   }
 
-  running += keepNewestWithinShares(blocks, kept, reasons, available - running, uploadShare);
+  const broughtQuestions = new Set<number>();
+  running += keepNewestWithinShares(
+    blocks,
+    kept,
+    reasons,
+    available - running,
+    uploadShare,
+    broughtQuestions,
+  );
 
   // The ledger updates the markers per dropped block, so each round is a few map operations;
   // the search for the oldest kept block resumes where it stopped.
@@ -212,5 +227,14 @@ export function trimToBudget(
     reasons[oldest] = 'budget';
     running -= oldestBlock.tokens;
     ledger.drop(oldest);
+    // A question kept only for its file goes with it.
+    const question = oldest + 1;
+    const questionBlock = blocks[question];
+    if (broughtQuestions.has(question) && questionBlock !== undefined && kept[question] === true) {
+      kept[question] = false;
+      reasons[question] = 'budget';
+      running -= questionBlock.tokens;
+      ledger.drop(question);
+    }
   }
 }

@@ -131,11 +131,13 @@ function trimFromScratch(
   const files = blocks.flatMap((block, index) =>
     isOld(block, index) && block.isUpload ? [index] : [],
   );
+  const brought = new Set<number>();
+  const candidates = (): number[] => messages.filter((index) => !brought.has(index));
   /** How many of the newest messages fit `limit` one after the other. */
   const fitNewest = (limit: number): number => {
     let used = 0;
     let count = 0;
-    for (const index of [...messages].reverse()) {
+    for (const index of candidates().reverse()) {
       const tokens = tokensOf(blocks[index] as Block);
       if (used + tokens > limit) break;
       used += tokens;
@@ -145,30 +147,40 @@ function trimFromScratch(
   };
   const keepMessages = (count: number): number => {
     let used = 0;
-    [...messages].reverse().forEach((index, rank) => {
-      const isKept = rank < count;
-      kept[index] = isKept;
-      reasons[index] = isKept ? undefined : 'budget';
-      if (isKept) used += tokensOf(blocks[index] as Block);
-    });
+    candidates()
+      .reverse()
+      .forEach((index, rank) => {
+        const isKept = rank < count;
+        kept[index] = isKept;
+        reasons[index] = isKept ? undefined : 'budget';
+        if (isKept) used += tokensOf(blocks[index] as Block);
+      });
     return used;
   };
   let historyUsed = keepMessages(fitNewest(room - uploadRoom));
+  const cutCount = candidates().filter((index) => kept[index] !== true).length;
   let uploadUsed = 0;
   let isFileCut = false;
   for (const index of [...files].reverse()) {
     const tokens = tokensOf(blocks[index] as Block);
     const question = blocks[index + 1];
-    const hasQuestion = question?.sourceId === blocks[index]?.sourceId && kept[index + 1] === true;
-    if (!isFileCut && hasQuestion && historyUsed + uploadUsed + tokens <= room) {
-      uploadUsed += tokens;
+    const isQuestion = question?.sourceId === blocks[index]?.sourceId;
+    const canBring = isQuestion && kept[index + 1] !== true && reasons[index + 1] === 'budget';
+    const cost = tokens + (canBring && question ? tokensOf(question) : 0);
+    if (!isFileCut && isQuestion && (kept[index + 1] === true || canBring) && historyUsed + uploadUsed + cost <= room) {
+      uploadUsed += cost;
+      if (canBring) {
+        kept[index + 1] = true;
+        reasons[index + 1] = undefined;
+        brought.add(index + 1);
+      }
     } else {
       isFileCut = true;
       kept[index] = false;
       reasons[index] = 'budget';
     }
   }
-  if (uploadUsed < uploadRoom) historyUsed = keepMessages(fitNewest(room - uploadUsed));
+  if (cutCount > 0 && uploadUsed < uploadRoom) historyUsed = keepMessages(fitNewest(room - uploadUsed));
   running += historyUsed + uploadUsed;
   for (;;) {
     const markers = placeMarkersFromScratch(blocks, kept, env);
@@ -180,6 +192,12 @@ function trimFromScratch(
     kept[oldest] = false;
     reasons[oldest] = 'budget';
     running -= tokensOf(block);
+    const question = blocks[oldest + 1];
+    if (brought.has(oldest + 1) && question !== undefined && kept[oldest + 1] === true) {
+      kept[oldest + 1] = false;
+      reasons[oldest + 1] = 'budget';
+      running -= tokensOf(question);
+    }
   }
 }
 
