@@ -34,6 +34,10 @@ const toolCallSpecSchema = z.object({
   result: z.string().optional(),
   isError: z.boolean().optional(),
   documents: z.array(z.number().int().positive()).optional(),
+  /** A search result: these documents, in rank order, rendered as the documents JSON. */
+  sources: z
+    .array(z.object({ number: z.number().int().positive(), title: z.string(), contents: z.string() }))
+    .optional(),
 });
 
 const stepSpecSchema = z.object({
@@ -97,6 +101,7 @@ export const contextCaseSchema = z.object({
       shouldReplaceSystemPrompt: z.boolean().optional(),
       reminders: z.array(z.string()).optional(),
       historyStrategy: historyStrategySchema.optional(),
+      uploadShare: z.number().optional(),
       isBuiltIn: z.boolean().optional(),
     })
     .optional(),
@@ -174,6 +179,7 @@ export function buildContextInput(spec: ContextCase, tokenCounter: TokenCounter)
       ? { historyStrategy: spec.agent.historyStrategy }
       : {}),
     ...(spec.agent?.isBuiltIn !== undefined ? { isBuiltIn: spec.agent.isBuiltIn } : {}),
+    ...(spec.agent?.uploadShare !== undefined ? { uploadShare: spec.agent.uploadShare } : {}),
   });
   return {
     chain: buildChain(spec.chain.map(buildMessage)),

@@ -5,7 +5,7 @@ import { assembleContext, type AssembledContext, type ContextError, type Context
 import type { TokenCounter } from '../../src/core/ports';
 import { createTokenCounter } from '../../src/core/tokens';
 import type { Result } from '../../src/util/result';
-import { buildContextInput, contextCaseSchema } from '../builders';
+import { buildContextInput, contextCaseSchema, type ContextCase } from '../builders';
 
 /**
  * Every folder under golden/context is a case: `input.json` (the compact case) and
@@ -34,9 +34,10 @@ function describeContent(message: ContextMessage['message']): unknown {
   });
 }
 
-function describeResult(result: Result<AssembledContext, ContextError>): unknown {
+function describeResult(result: Result<AssembledContext, ContextError>, spec: ContextCase): unknown {
   if (!result.ok) return { ok: false, error: result.error };
   const context = result.value;
+  // Shares and reductions are shown where a case is about them, so older cases read as before.
   return {
     ok: true,
     projectMode: context.projectMode,
@@ -52,6 +53,8 @@ function describeResult(result: Result<AssembledContext, ContextError>): unknown
       content: describeContent(item.message),
     })),
     dropped: context.dropped,
+    ...(spec.agent?.uploadShare !== undefined ? { shares: context.shares } : {}),
+    ...(context.reductions.length > 0 ? { reductions: context.reductions } : {}),
   };
 }
 
@@ -74,7 +77,7 @@ describe('context assembly golden cases', () => {
     it(`renders ${name} as expected`, () => {
       const dir = join(CASES_DIR, name);
       const spec = contextCaseSchema.parse(JSON.parse(readFileSync(join(dir, 'input.json'), 'utf8')));
-      const actual = describeResult(assembleContext(buildContextInput(spec, counter)));
+      const actual = describeResult(assembleContext(buildContextInput(spec, counter)), spec);
       const expectedPath = join(dir, 'expected.json');
       if (SHOULD_UPDATE) {
         writeFileSync(expectedPath, `${JSON.stringify(actual, null, 2)}\n`);

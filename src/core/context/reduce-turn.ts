@@ -238,12 +238,18 @@ export function createTurnReducer(blocks: Block[], meter: TokenMeter): TurnReduc
       for (const item of calls) {
         if (remaining <= 0) break;
         if (item.documents !== null && item.keptDocuments > 1) continue;
-        const target = Math.max(0, item.tokens - remaining);
-        if (item.truncateTo !== null && target >= item.truncateTo) continue;
         const before = item.tokens;
         const previous = item.truncateTo;
-        item.truncateTo = target;
-        const after = meter.countText(renderReduced(item, meter));
+        const wanted = Math.max(0, before - remaining);
+        // The marker and the JSON around a document cost tokens too: aim lower while over.
+        let target = previous === null ? wanted : Math.max(0, Math.min(wanted, previous - 1));
+        let after = before;
+        for (let attempt = 0; attempt < MAX_CUT_ATTEMPTS; attempt++) {
+          item.truncateTo = target;
+          after = meter.countText(renderReduced(item, meter));
+          if (after <= wanted || target === 0) break;
+          target = Math.max(0, target - (after - wanted));
+        }
         if (after >= before) {
           item.truncateTo = previous;
           continue;

@@ -3,7 +3,7 @@ import type { Result } from '../../util/result';
 import { err, ok } from '../../util/result';
 import { resolveUploadShare, splitInputBudget } from './budget';
 import type { Block, PartEnv } from './parts/part';
-import { createMarkerLedger, type PlacedMarkers } from './render/markers';
+import { createMarkerLedger, describeSkipped, type PlacedMarkers } from './render/markers';
 import { selectByStrategy } from './strategies/select-by-strategy';
 import type { DropReason, RequiredPart, RequiredPartName } from './types';
 
@@ -19,6 +19,9 @@ export interface DoesNotFit {
   available: number;
   parts: RequiredPart[];
 }
+
+/** A skipped marker's count as large as a chat's, to price the room a new gap needs. */
+const GAP_MARKER_COUNT = 9999;
 
 const PART_ORDER: readonly RequiredPartName[] = [
   'system',
@@ -63,7 +66,7 @@ function doesNotFit(parts: RequiredPart[], available: number): DoesNotFit {
  * (brought back if the messages' cut took it, so a file is never sent alone); room the files
  * leave unused goes back to older messages. With no earlier files this is the plain rule:
  * newest first while it fits. Returns the tokens kept; `broughtQuestions` gets the questions
- * kept only for their files.
+ * kept only for their files (each leaves room for the skipped marker its gap needs).
  */
 function keepNewestWithinShares(
   blocks: readonly Block[],
@@ -72,6 +75,7 @@ function keepNewestWithinShares(
   room: number,
   uploadShare: number,
   broughtQuestions: Set<number>,
+  gapMarkerTokens: number,
 ): number {
   let requiredUploads = 0;
   let uploadDemand = 0;
@@ -121,8 +125,10 @@ function keepNewestWithinShares(
     const canBring =
       isQuestion && kept[question] !== true && reasons[question] === 'budget';
     const cost = block.tokens + (canBring ? (blocks[question]?.tokens ?? 0) : 0);
+    // A question brought back opens a gap in the history, and so one more skipped marker.
+    const markerCost = canBring ? gapMarkerTokens : 0;
     const hasQuestion = isQuestion && (kept[question] === true || canBring);
-    if (!isFileCut && hasQuestion && historyUsed + uploadUsed + cost <= room) {
+    if (!isFileCut && hasQuestion && historyUsed + uploadUsed + cost + markerCost <= room) {
       uploadUsed += cost;
       if (canBring) {
         kept[question] = true;
@@ -199,6 +205,7 @@ export function trimToBudget(
     available - running,
     uploadShare,
     broughtQuestions,
+    env.meter.priceMessage(env.meter.countText(describeSkipped(GAP_MARKER_COUNT))),
   );
 
   // The ledger updates the markers per dropped block, so each round is a few map operations;

@@ -132,6 +132,7 @@ function trimFromScratch(
     isOld(block, index) && block.isUpload ? [index] : [],
   );
   const brought = new Set<number>();
+  const price = (text: string): number => env.meter.priceMessage(env.meter.countText(text));
   const candidates = (): number[] => messages.filter((index) => !brought.has(index));
   /** How many of the newest messages fit `limit` one after the other. */
   const fitNewest = (limit: number): number => {
@@ -167,7 +168,13 @@ function trimFromScratch(
     const isQuestion = question?.sourceId === blocks[index]?.sourceId;
     const canBring = isQuestion && kept[index + 1] !== true && reasons[index + 1] === 'budget';
     const cost = tokens + (canBring && question ? tokensOf(question) : 0);
-    if (!isFileCut && isQuestion && (kept[index + 1] === true || canBring) && historyUsed + uploadUsed + cost <= room) {
+    const gap = canBring ? price(describeSkipped(9999)) : 0;
+    if (
+      !isFileCut &&
+      isQuestion &&
+      (kept[index + 1] === true || canBring) &&
+      historyUsed + uploadUsed + cost + gap <= room
+    ) {
       uploadUsed += cost;
       if (canBring) {
         kept[index + 1] = true;
