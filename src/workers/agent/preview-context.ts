@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import type { AssemblerArgs, PreparedContext } from '../../core/agent/process-message';
+import { MAX_LLM_CYCLES } from '../../core/agent/run-llm-loop';
 import { toToolDefinition } from '../../core/agent/tools/tool';
 import type { AssembledContext } from '../../core/context';
 import {
@@ -14,6 +15,7 @@ import {
   asSessionId,
   attachmentSchema,
   modelRefSchema,
+  type AssistantStep,
   type Attachment,
   type ChatMessageSimple,
   type ModelInfo,
@@ -69,11 +71,14 @@ export async function previewContext(raw: unknown, deps: PreviewContextDeps): Pr
   const session = request.sessionId ? ((await deps.sessions.get(asSessionId(request.sessionId))) ?? null) : null;
 
   let chain: ChatMessageSimple[];
+  // The last request of the answered turn carries the answer's tool steps, as its last cycle did.
+  let turnSteps: AssistantStep[] = [];
   if (request.userMessageId !== undefined) {
     chain = await deps.messages.loadChain(asMessageId(request.userMessageId));
     if (chain.at(-1)?.role !== 'user') {
       return { ok: false, error: { code: 'not_found', message: 'That question is no longer stored.' } };
     }
+    turnSteps = await loadToolSteps(request.userMessageId, session?.currentLeafId ?? null, deps);
   } else {
     const history = session?.currentLeafId ? await deps.messages.loadChain(session.currentLeafId) : [];
     chain = [...history, draftMessage(request.text, request.attachments, session?.id ?? null, history.at(-1)?.id ?? null, deps)];
@@ -93,15 +98,31 @@ export async function previewContext(raw: unknown, deps: PreviewContextDeps): Pr
       assembled = context;
     },
   );
+  const isLastCycle = turnSteps.length >= MAX_LLM_CYCLES - 1;
+  const searchTools = new Set(prepared.tools.filter((tool) => tool.isSearch).map((tool) => tool.name));
   const result = prepared.assemble({
-    turnSteps: [],
-    tools: prepared.tools.map(toToolDefinition),
-    hasSearchRun: false,
-    isLastCycle: false,
+    turnSteps,
+    tools: isLastCycle ? [] : prepared.tools.map(toToolDefinition),
+    hasSearchRun: turnSteps.some((step) => step.toolCalls.some((call) => searchTools.has(call.name))),
+    isLastCycle,
   });
   if (!result.ok) return { ok: false, error: { code: result.error.code, message: result.error.message } };
   if (!assembled) return { ok: false, error: { code: 'internal', message: 'The context engine returned nothing.' } };
   return { ok: true, value: assembled };
+}
+
+/** The tool steps of the answer to a stored question on the session's current branch. */
+async function loadToolSteps(
+  userMessageId: string,
+  leafId: ChatMessageSimple['id'] | null,
+  deps: Pick<PreviewContextDeps, 'messages'>,
+): Promise<AssistantStep[]> {
+  if (leafId === null) return [];
+  const branch = await deps.messages.loadChain(leafId);
+  const at = branch.findIndex((message) => message.id === userMessageId);
+  const answer = at >= 0 ? branch[at + 1] : undefined;
+  if (answer?.role !== 'assistant') return [];
+  return answer.steps.filter((step) => step.toolCalls.length > 0);
 }
 
 function draftMessage(
