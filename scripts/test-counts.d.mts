@@ -9,3 +9,5 @@ export function vitestCounts(report: unknown): Counts;
 export function playwrightCounts(report: unknown): Counts;
 export function playwrightListedCount(report: unknown): number;
 export function slowPlaywrightTests(report: unknown): string[];
+export function vitestFailures(report: unknown, root?: string): string[];
+export function playwrightFailures(report: unknown): string[];

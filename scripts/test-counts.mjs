@@ -62,7 +62,10 @@ export function slowPlaywrightTests(report) {
     for (const suite of suites ?? []) {
       for (const spec of suite.specs ?? []) {
         for (const test of spec.tests ?? []) {
-          const duration = Math.max(0, ...(test.results ?? []).map((result) => result.duration ?? 0));
+          const duration = Math.max(
+            0,
+            ...(test.results ?? []).map((result) => result.duration ?? 0),
+          );
           if (test.timeout > 0 && duration > test.timeout / 2)
             slow.push({ title: `${spec.file}: ${spec.title}`, duration, timeout: test.timeout });
         }
@@ -73,5 +76,67 @@ export function slowPlaywrightTests(report) {
   visit(report?.suites);
   return slow
     .sort((a, b) => b.duration - a.duration)
-    .map(({ title, duration, timeout }) => `${title} (${(duration / 1000).toFixed(1)} of ${timeout / 1000} s)`);
+    .map(
+      ({ title, duration, timeout }) =>
+        `${title} (${(duration / 1000).toFixed(1)} of ${timeout / 1000} s)`,
+    );
+}
+
+/** The first line of a failure message, short enough for the closing summary. */
+function firstLine(message) {
+  const line = String(message ?? '')
+    .replace(new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, 'g'), '')
+    .split('\n')
+    .map((part) => part.trim())
+    .find((part) => part !== '');
+  if (line === undefined) return 'no message';
+  return line.length > 200 ? `${line.slice(0, 199)}…` : line;
+}
+
+/**
+ * What failed in a Vitest JSON report, one line each ("file › test: first line of the error"),
+ * so the end of a long log says which test to look at. A file that did not load is named with
+ * its load error.
+ */
+export function vitestFailures(report, root = '') {
+  if (report === undefined || report === null) return ['no Vitest report was written'];
+  const relative = (name) =>
+    root !== '' && String(name).startsWith(root)
+      ? String(name).slice(root.length).replace(/^\//, '')
+      : String(name);
+  const lines = [];
+  for (const file of Array.isArray(report.testResults) ? report.testResults : []) {
+    const failedTests = (file.assertionResults ?? []).filter((test) => test.status === 'failed');
+    for (const test of failedTests)
+      lines.push(
+        `${relative(file.name)} › ${test.fullName ?? test.title}: ${firstLine(test.failureMessages?.[0])}`,
+      );
+    if (file.status === 'failed' && failedTests.length === 0)
+      lines.push(`${relative(file.name)} did not load: ${firstLine(file.message)}`);
+  }
+  return lines;
+}
+
+/** What failed in a Playwright JSON report, one line each, load errors included. */
+export function playwrightFailures(report) {
+  if (report === undefined || report === null || report.stats === undefined)
+    return ['no Playwright report was written'];
+  const lines = (Array.isArray(report.errors) ? report.errors : []).map(
+    (error) => `did not load: ${firstLine(error.message)}`,
+  );
+  function visit(suites) {
+    for (const suite of suites ?? []) {
+      for (const spec of suite.specs ?? []) {
+        for (const test of spec.tests ?? []) {
+          if (test.status !== 'unexpected') continue;
+          const last = (test.results ?? []).at(-1);
+          const error = last?.error ?? last?.errors?.[0];
+          lines.push(`${spec.file}: ${spec.title}: ${firstLine(error?.message)}`);
+        }
+      }
+      visit(suite.suites);
+    }
+  }
+  visit(report.suites);
+  return lines;
 }

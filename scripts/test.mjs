@@ -10,9 +10,11 @@ import { ensureInstall } from './ensure-install.mjs';
 import {
   SKIPPED_EXIT_CODE,
   playwrightCounts,
+  playwrightFailures,
   playwrightListedCount,
   slowPlaywrightTests,
   vitestCounts,
+  vitestFailures,
 } from './test-counts.mjs';
 
 ensureInstall();
@@ -21,6 +23,8 @@ mkdirSync('test-results', { recursive: true });
 const totals = { passed: 0, failed: 0, skipped: 0 };
 /** One line per stage for the summary: name, outcome and, for skips, why. */
 const stageLines = [];
+/** Each failed test, named, for the end of the log: a long log's tail is what people read. */
+const failureLines = [];
 
 function run(name, command, args, env = {}) {
   console.log(`\n━━ ${name}: ${command} ${args.join(' ')}`);
@@ -31,7 +35,10 @@ function run(name, command, args, env = {}) {
 /** Like run, for a short check whose output is kept too: a skip says why in its last line. */
 function runCaptured(name, command, args) {
   console.log(`\n━━ ${name}: ${command} ${args.join(' ')}`);
-  const result = spawnSync(command, args, { stdio: ['inherit', 'pipe', 'inherit'], encoding: 'utf8' });
+  const result = spawnSync(command, args, {
+    stdio: ['inherit', 'pipe', 'inherit'],
+    encoding: 'utf8',
+  });
   process.stdout.write(result.stdout ?? '');
   const lastLine = (result.stdout ?? '').trim().split('\n').at(-1) ?? '';
   return { status: result.status ?? 1, lastLine };
@@ -69,7 +76,12 @@ function readJson(path) {
 function recordRunner(name, status, counts) {
   const failed = counts.failed + (status !== 0 && counts.failed === 0 ? 1 : 0);
   const outcome = failed > 0 ? 'FAILED' : 'passed';
-  record(name, outcome, { ...counts, failed }, counts.skipped > 0 ? `${counts.skipped} skipped` : '');
+  record(
+    name,
+    outcome,
+    { ...counts, failed },
+    counts.skipped > 0 ? `${counts.skipped} skipped` : '',
+  );
 }
 
 runCheck('type check', 'npm', ['run', '--silent', 'check']);
@@ -85,7 +97,9 @@ const vitestStatus = run('unit and golden tests', 'npx', [
   '--reporter=json',
   `--outputFile.json=${vitestJson}`,
 ]);
-recordRunner('unit and golden tests', vitestStatus, vitestCounts(readJson(vitestJson)));
+const vitestReport = readJson(vitestJson);
+recordRunner('unit and golden tests', vitestStatus, vitestCounts(vitestReport));
+if (vitestStatus !== 0) failureLines.push(...vitestFailures(vitestReport, process.cwd()));
 
 const built = runCheck('production build', 'npx', ['vite', 'build', '--logLevel', 'warn']);
 
@@ -112,9 +126,19 @@ if (!chromium || !built) {
   const count = Math.max(listE2eTests(), 1);
   if (!chromium && process.env.CI) {
     // CI must run them: a machine without a browser there is a broken set-up, not a skip.
-    record('end-to-end tests', 'FAILED', { passed: 0, failed: count, skipped: 0 }, 'no Chromium in CI');
+    record(
+      'end-to-end tests',
+      'FAILED',
+      { passed: 0, failed: count, skipped: 0 },
+      'no Chromium in CI',
+    );
   } else {
-    record('end-to-end tests', 'skipped', { passed: 0, failed: 0, skipped: count }, !chromium ? 'no Chromium' : 'no build');
+    record(
+      'end-to-end tests',
+      'skipped',
+      { passed: 0, failed: 0, skipped: count },
+      !chromium ? 'no Chromium' : 'no build',
+    );
   }
 } else {
   const e2eJson = 'test-results/e2e.json';
@@ -125,11 +149,15 @@ if (!chromium || !built) {
   });
   const report = readJson(e2eJson);
   recordRunner('end-to-end tests', status, playwrightCounts(report));
+  if (status !== 0) failureLines.push(...playwrightFailures(report));
   const slow = slowPlaywrightTests(report);
   if (slow.length > 0)
-    console.log(`\nEnd-to-end tests that took more than half of their time limit:\n  ${slow.join('\n  ')}`);
+    console.log(
+      `\nEnd-to-end tests that took more than half of their time limit:\n  ${slow.join('\n  ')}`,
+    );
 }
 
+if (failureLines.length > 0) console.log(`\nFailed:\n  ${failureLines.join('\n  ')}`);
 console.log(`\nStages:\n${stageLines.join('\n')}`);
 console.log(`\n${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);
 process.exit(totals.failed === 0 ? 0 : 1);

@@ -69,8 +69,8 @@ export async function createLanguageModel(
       })(modelId);
     }
     case 'google': {
-      const { createGoogleGenerativeAI } = await import('@ai-sdk/google');
-      return createGoogleGenerativeAI({
+      const { createGoogle } = await import('@ai-sdk/google');
+      return createGoogle({
         apiKey: provider.apiKey,
         baseURL,
         headers: provider.headers,

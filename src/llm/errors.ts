@@ -370,6 +370,15 @@ function isApiCallErrorLike(error: unknown): error is ApiCallErrorLike {
   return error instanceof Error && 'statusCode' in error && 'responseBody' in error;
 }
 
+/**
+ * The AI SDK's StreamProviderError: the error object a provider sent inside a 200 stream, wrapped
+ * with the SDK's reading of it. `data` is what the provider sent; recognised by name, like the
+ * APICallError above.
+ */
+function isStreamProviderErrorLike(error: unknown): error is Error & { data: unknown } {
+  return error instanceof Error && error.name === 'AI_StreamProviderError' && 'data' in error;
+}
+
 export function isAbortError(error: unknown): boolean {
   return (
     (error instanceof Error || (isRecord(error) && typeof error.name === 'string')) &&
@@ -379,8 +388,9 @@ export function isAbortError(error: unknown): boolean {
 
 /**
  * Classifies whatever the AI SDK surfaced as a stream `error` part: an APICallError for HTTP
- * failures (or an in-stream error it promoted to one), a raw provider error object, or a
- * network failure we recorded at the fetch.
+ * failures (or an in-stream error it promoted to one), a StreamProviderError carrying what the
+ * provider sent inside the stream, a raw provider error object, or a network failure we recorded
+ * at the fetch.
  */
 export function classifyStreamError(
   error: unknown,
@@ -405,6 +415,9 @@ export function classifyStreamError(
       provider,
       context,
     );
+  }
+  if (isStreamProviderErrorLike(error) && error.data !== undefined) {
+    return classifyStreamPayload(error.data, provider);
   }
   if (error instanceof Error) {
     return buildError('stream_error', provider, { providerMessage: error.message });

@@ -182,10 +182,12 @@ function startStream(request: LlmRequest, model: ProviderLanguageModel, signal: 
     maxOutputTokens: request.maxOutputTokens,
     providerOptions: selectProviderOptions(request),
     abortSignal: signal,
+    // A system message later in the conversation is ours (a summary, a notice), not a user's.
+    allowSystemInMessages: true,
     // We retry ourselves (bounded, with the injected sleep) so the behaviour is testable.
     maxRetries: 0,
     // Raw chunks tell a properly finished stream from one that was cut off.
-    includeRawChunks: true,
+    include: { rawChunks: true },
     // Errors arrive as stream parts; the default handler would only log them.
     onError: () => undefined,
   });
@@ -201,7 +203,7 @@ async function* pipeStream(
   signal: AbortSignal,
   shouldStop: () => boolean,
 ): AsyncGenerator<LlmEvent, 'done' | 'aborted'> {
-  const iterator = result.fullStream[Symbol.asyncIterator]();
+  const iterator = result.stream[Symbol.asyncIterator]();
   for (;;) {
     const next = await raceAbort(iterator.next(), signal);
     if (next === ABORTED) {

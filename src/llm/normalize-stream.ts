@@ -55,8 +55,8 @@ export function toUsage(usage: LanguageModelUsage): Usage | undefined {
     inputTokens: usage.inputTokens ?? 0,
     outputTokens: usage.outputTokens ?? 0,
   };
-  const reasoningTokens = usage.outputTokenDetails.reasoningTokens ?? usage.reasoningTokens;
-  const cachedInputTokens = usage.inputTokenDetails.cacheReadTokens ?? usage.cachedInputTokens;
+  const reasoningTokens = usage.outputTokenDetails.reasoningTokens;
+  const cachedInputTokens = usage.inputTokenDetails.cacheReadTokens;
   if (reasoningTokens !== undefined) result.reasoningTokens = reasoningTokens;
   if (cachedInputTokens !== undefined) result.cachedInputTokens = cachedInputTokens;
   return result;
@@ -98,7 +98,7 @@ interface PendingToolCall {
 }
 
 /**
- * Turns the AI SDK's `fullStream` parts of one step into `LlmEvent`s. It keeps just enough
+ * Turns the AI SDK's `stream` parts of one step into `LlmEvent`s. It keeps just enough
  * state to attach reasoning metadata to `reasoning-end`, to rebuild full tool arguments, and to
  * decide the finish reason once the stream is over (`finish()`).
  */

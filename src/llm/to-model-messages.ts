@@ -49,11 +49,13 @@ function toImageSource(image: string): URL | string {
   }
 }
 
+/**
+ * An image is a file part with an image media type; the bare `image` segment lets the SDK read
+ * the exact subtype from the bytes when we were not told it.
+ */
 function toUserPart(part: LlmTextPart | LlmImagePart): UserPart {
   if (part.type === 'text') return { type: 'text', text: part.text };
-  return part.mediaType === undefined
-    ? { type: 'image', image: toImageSource(part.image) }
-    : { type: 'image', image: toImageSource(part.image), mediaType: part.mediaType };
+  return { type: 'file', data: toImageSource(part.image), mediaType: part.mediaType ?? 'image' };
 }
 
 /** Maps the minimal LLM-facing messages onto the AI SDK's ModelMessage form. */
@@ -112,16 +114,16 @@ export function toModelMessages(messages: LlmMessage[]): ModelMessage[] {
   });
 }
 
-/** The AI SDK's prompt: instructions in `system`, the conversation in `messages`. */
+/** The AI SDK's prompt: the leading instructions in `instructions`, the rest in `messages`. */
 export interface ModelPrompt {
-  system: SystemModelMessage[] | undefined;
+  instructions: SystemModelMessage[] | undefined;
   messages: ModelMessage[];
 }
 
 /**
- * Splits the leading system messages off into the SDK's `system` field, where it expects the
- * instructions (it warns on every request that carries them inside `messages`). A system message
- * later in the conversation keeps its place: moving it would change what the model reads.
+ * Splits the leading system messages off into the SDK's `instructions` field, where it expects
+ * them. A system message later in the conversation keeps its place: moving it would change what
+ * the model reads (the request builder opts into that with `allowSystemInMessages`).
  */
 export function toModelPrompt(messages: LlmMessage[]): ModelPrompt {
   const system: SystemModelMessage[] = [];
@@ -132,7 +134,7 @@ export function toModelPrompt(messages: LlmMessage[]): ModelPrompt {
     system.push({ role: 'system', content: message.content });
   }
   return {
-    system: system.length > 0 ? system : undefined,
+    instructions: system.length > 0 ? system : undefined,
     messages: toModelMessages(messages.slice(index)),
   };
 }

@@ -317,6 +317,57 @@ describe('request shape', () => {
     expect(stub.requests[4]?.headers['x-team']).toBe('blue');
   });
 
+  it('sends an attached image inline to each provider, and keeps a later system message', async () => {
+    const stub = createStubFetch([
+      { body: OPENAI_TEXT },
+      { body: `${readFixture('anthropic-text.sse')}\n\n` },
+    ]);
+    const client = createLlmClient({ fetch: stub.fetch });
+    const messages = [
+      { role: 'user' as const, content: 'Earlier question' },
+      { role: 'assistant' as const, content: [{ type: 'text' as const, text: 'Earlier answer' }] },
+      { role: 'system' as const, content: 'Answer in French from now on.' },
+      {
+        role: 'user' as const,
+        content: [
+          { type: 'text' as const, text: 'What is this?' },
+          {
+            type: 'image' as const,
+            image: 'data:image/png;base64,iVBORw0KGgo=',
+            mediaType: 'image/png',
+          },
+        ],
+      },
+    ];
+    for (const preset of ['openai', 'anthropic'] as const) {
+      const events = await collectEvents(
+        client.stream(
+          buildRequest(buildProvider(preset), { messages }),
+          new AbortController().signal,
+        ),
+      );
+      expect(events.filter((event) => event.type === 'error')).toEqual([]);
+    }
+    expect(stub.requests[0]?.body).toMatchObject({
+      messages: [
+        { role: 'user', content: 'Earlier question' },
+        { role: 'assistant', content: 'Earlier answer' },
+        { role: 'system', content: 'Answer in French from now on.' },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'What is this?' },
+            { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } },
+          ],
+        },
+      ],
+    });
+    expect(JSON.stringify(stub.requests[1]?.body)).toContain(
+      '{"type":"image","source":{"type":"base64","media_type":"image/png","data":"iVBORw0KGgo="}}',
+    );
+    expect(JSON.stringify(stub.requests[1]?.body)).toContain('Answer in French from now on.');
+  });
+
   it('sends the instructions as the system prompt without an AI SDK warning', async () => {
     const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
     try {

@@ -43,7 +43,7 @@ describe('mapping LLM messages to AI SDK messages', () => {
       role: 'user',
       content: [
         { type: 'text', text: 'What is this?' },
-        { type: 'image', image: new URL('data:image/png;base64,AAAA'), mediaType: 'image/png' },
+        { type: 'file', data: new URL('data:image/png;base64,AAAA'), mediaType: 'image/png' },
       ],
     });
     expect(messages[2]).toEqual({
