@@ -5,7 +5,9 @@ export interface AgentInput {
   prompt?: string;
   reminders?: string;
   isReplacingSystemPrompt?: boolean;
-  strategy?: { label: string; fields?: Record<string, string> };
+  strategy?: { label: string; fields?: Record<string, string>; checks?: string[] };
+  /** Percent of the budget reserved for uploaded files. */
+  uploadShare?: string;
 }
 
 /** The agents screen: list, editor, duplicate, delete. */
@@ -25,6 +27,12 @@ export class AgentsPage {
     return this.list.getByRole('listitem').filter({ has: this.page.getByText(name, { exact: true }) });
   }
 
+  /** The editor of an agent, opened from its list item. */
+  async edit(name: string): Promise<Locator> {
+    await this.item(name).getByRole('button', { name: 'Edit' }).click();
+    return this.page.getByRole('form', { name: `Edit ${name}` });
+  }
+
   /** Creates an agent and fills the editor; returns once it is saved under its name. */
   async create(input: AgentInput): Promise<void> {
     await this.page.getByRole('button', { name: 'New agent' }).click();
@@ -40,7 +48,9 @@ export class AgentsPage {
     if (input.strategy) {
       await form.getByLabel('Strategy').selectOption({ label: input.strategy.label });
       for (const [label, value] of Object.entries(input.strategy.fields ?? {})) await form.getByLabel(label).fill(value);
+      for (const label of input.strategy.checks ?? []) await form.getByLabel(label).check();
     }
+    if (input.uploadShare !== undefined) await form.getByLabel(/Share reserved for uploaded files/).fill(input.uploadShare);
     await form.getByRole('button', { name: 'Save' }).click();
     await expect(this.item(input.name)).toBeVisible();
   }
