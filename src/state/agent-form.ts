@@ -1,4 +1,13 @@
-import { asProviderId, type Agent, type AgentId, type ContextOrder, type HistoryStrategy, type ModelRef } from '../core/model';
+import {
+  asProviderId,
+  DEFAULT_UPLOAD_SHARE,
+  MAX_UPLOAD_SHARE,
+  type Agent,
+  type AgentId,
+  type ContextOrder,
+  type HistoryStrategy,
+  type ModelRef,
+} from '../core/model';
 import { isEmptyGeneration, parseGenerationForm, toGenerationFormValues, type GenerationFormValues } from './generation-form';
 
 /** The tools an agent can switch on by name (MCP tools come from Settings' servers). */
@@ -24,6 +33,15 @@ export interface AgentFormValues {
   generation: GenerationFormValues;
   contextOrder: ContextOrder;
   shouldSendPastReasoning: boolean;
+  /** Turns kept by `last_turns`, the current one included. */
+  turns: number;
+  /** `clear_tool_results`: the context size that starts clearing, calls kept, tools never cleared (one per line). */
+  clearTriggerTokens: number;
+  clearKeep: number;
+  clearExcludeTools: string;
+  shouldClearArguments: boolean;
+  /** Percent of the input budget reserved for uploaded files (0 to 90). */
+  uploadSharePercent: number;
 }
 
 const MODEL_SEPARATOR = '\u0000';
@@ -42,6 +60,10 @@ const DEFAULT_BUFFER_SIZE = 20;
 const DEFAULT_HEAD = 2;
 const DEFAULT_TAIL = 10;
 const DEFAULT_MAX_TOKENS = 8000;
+const DEFAULT_TURNS = 5;
+const DEFAULT_CLEAR_TRIGGER_TOKENS = 30000;
+const DEFAULT_CLEAR_KEEP = 3;
+const PERCENT = 100;
 
 export function toFormValues(agent: Agent): AgentFormValues {
   const strategy = agent.historyStrategy;
@@ -61,6 +83,12 @@ export function toFormValues(agent: Agent): AgentFormValues {
     generation: toGenerationFormValues(agent.generation),
     contextOrder: agent.contextOrder ?? 'recency',
     shouldSendPastReasoning: agent.shouldSendPastReasoning === true,
+    turns: strategy.kind === 'last_turns' ? strategy.turns : DEFAULT_TURNS,
+    clearTriggerTokens: strategy.kind === 'clear_tool_results' ? strategy.triggerTokens : DEFAULT_CLEAR_TRIGGER_TOKENS,
+    clearKeep: strategy.kind === 'clear_tool_results' ? strategy.keep : DEFAULT_CLEAR_KEEP,
+    clearExcludeTools: strategy.kind === 'clear_tool_results' ? strategy.excludeTools.join('\n') : '',
+    shouldClearArguments: strategy.kind === 'clear_tool_results' ? strategy.shouldClearArguments : false,
+    uploadSharePercent: Math.round((agent.uploadShare ?? DEFAULT_UPLOAD_SHARE) * PERCENT),
   };
 }
 
@@ -75,7 +103,30 @@ export function toHistoryStrategy(values: AgentFormValues): HistoryStrategy {
       return { kind: 'head_and_tail', head: Math.max(0, Math.round(values.head)), tail: Math.max(1, Math.round(values.tail)) };
     case 'token_limited':
       return { kind: 'token_limited', maxTokens: Math.max(1, Math.round(values.maxTokens)) };
+    case 'last_turns':
+      return { kind: 'last_turns', turns: Math.max(1, Math.round(values.turns)) };
+    case 'clear_tool_results':
+      return {
+        kind: 'clear_tool_results',
+        triggerTokens: Math.max(1, Math.round(values.clearTriggerTokens)),
+        keep: Math.max(0, Math.round(values.clearKeep)),
+        excludeTools: splitLines(values.clearExcludeTools),
+        shouldClearArguments: values.shouldClearArguments,
+      };
   }
+}
+
+/** The share of the budget for uploads, from the form's percent, within its bounds. */
+export function toUploadShare(values: Pick<AgentFormValues, 'uploadSharePercent'>): number {
+  const percent = Number.isFinite(values.uploadSharePercent) ? values.uploadSharePercent : DEFAULT_UPLOAD_SHARE * PERCENT;
+  return Math.min(MAX_UPLOAD_SHARE, Math.max(0, Math.round(percent) / PERCENT));
+}
+
+function splitLines(text: string): string[] {
+  return text
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '');
 }
 
 /** The problem with the form, or '' when it can be saved. */
@@ -84,17 +135,16 @@ export function validateAgentForm(values: AgentFormValues): string {
   if (values.shouldReplaceSystemPrompt && values.prompt.trim() === '') {
     return 'A prompt that replaces the system prompt cannot be empty.';
   }
+  if (!Number.isFinite(values.uploadSharePercent) || values.uploadSharePercent < 0 || values.uploadSharePercent > MAX_UPLOAD_SHARE * PERCENT) {
+    return `The share for uploaded files must be between 0 and ${MAX_UPLOAD_SHARE * PERCENT} percent.`;
+  }
   const generation = parseGenerationForm(values.generation);
   return generation.ok ? '' : generation.problem;
 }
 
 /** The agent the form describes, keeping id, origin and creation time of `base`. */
 export function applyFormValues(base: Agent, values: AgentFormValues, now: number): Agent {
-  const lines = (text: string) =>
-    text
-      .split('\n')
-      .map((line) => line.trim())
-      .filter((line) => line !== '');
+  const lines = splitLines;
   // Generation settings left empty are not stored: the provider's defaults hold.
   const { generation: _previous, ...rest } = base;
   const parsed = parseGenerationForm(values.generation);
@@ -111,8 +161,15 @@ export function applyFormValues(base: Agent, values: AgentFormValues, now: numbe
     ...(generation === undefined ? {} : { generation }),
     contextOrder: values.contextOrder,
     shouldSendPastReasoning: values.shouldSendPastReasoning,
+    ...resolveUploadShareField(base, toUploadShare(values)),
     updatedAt: now,
   };
+}
+
+/** An agent that never chose a share keeps following the default until the share is changed. */
+function resolveUploadShareField(base: Agent, share: number): Pick<Agent, 'uploadShare'> {
+  if (base.uploadShare === undefined && share === DEFAULT_UPLOAD_SHARE) return {};
+  return { uploadShare: share };
 }
 
 /** A new, empty custom agent. */

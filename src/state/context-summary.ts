@@ -1,4 +1,4 @@
-import type { AssembledContext, ContextKind, DropReason } from '../core/context';
+import type { AssembledContext, ContextKind, DropReason, Reduction, ReductionReason } from '../core/context';
 import { selectCacheBreakpoints } from '../core/context/cache-breakpoints';
 import type { LlmMessage, ModelRef, ProviderConfig } from '../core/model';
 
@@ -39,6 +39,23 @@ export const DROP_REASONS: Readonly<Record<DropReason, string>> = {
   budget: 'did not fit the token budget',
   project_search_mode: 'project too large to inline: searched instead',
 };
+
+export const REDUCTION_REASONS: Readonly<Record<ReductionReason, string>> = {
+  turn_over_budget: 'the newest turn did not fit the token budget',
+  clear_threshold: "the context passed the agent's threshold for clearing old tool results",
+};
+
+/** One line for the inspector: which result, what was done to it, how much it saved, and why. */
+export function describeReduction(reduction: Reduction): string {
+  const what: string[] = [];
+  const dropped = reduction.droppedDocuments ?? [];
+  if (dropped.length > 0) {
+    what.push(`${dropped.length} lower-ranked ${dropped.length === 1 ? 'source' : 'sources'} left out (${dropped.map((n) => `[${n}]`).join(' ')})`);
+  }
+  if (reduction.kind === 'truncated') what.push('truncated');
+  if (reduction.kind === 'cleared') what.push('result cleared');
+  return `${reduction.toolName}: ${what.join(', ')}, ${formatTokens(reduction.tokensBefore)} → ${formatTokens(reduction.tokensAfter)} tokens, because ${REDUCTION_REASONS[reduction.reason]}`;
+}
 
 /** "950", "12.3k", "128k", "1.05M": short enough for the composer's meter. */
 export function formatTokens(tokens: number): string {

@@ -35,6 +35,10 @@ const toolCallSpecSchema = z.object({
   result: z.string().optional(),
   isError: z.boolean().optional(),
   documents: z.array(z.number().int().positive()).optional(),
+  /** A search result: these documents, in rank order, rendered as the documents JSON. */
+  sources: z
+    .array(z.object({ number: z.number().int().positive(), title: z.string(), contents: z.string() }))
+    .optional(),
 });
 
 const stepSpecSchema = z.object({
@@ -98,6 +102,7 @@ export const contextCaseSchema = z.object({
       shouldReplaceSystemPrompt: z.boolean().optional(),
       reminders: z.array(z.string()).optional(),
       historyStrategy: historyStrategySchema.optional(),
+      uploadShare: z.number().optional(),
       isBuiltIn: z.boolean().optional(),
       contextOrder: contextOrderSchema.optional(),
       shouldSendPastReasoning: z.boolean().optional(),
@@ -181,6 +186,7 @@ export function buildContextInput(spec: ContextCase, tokenCounter: TokenCounter)
     ...(spec.agent?.shouldSendPastReasoning !== undefined
       ? { shouldSendPastReasoning: spec.agent.shouldSendPastReasoning }
       : {}),
+    ...(spec.agent?.uploadShare !== undefined ? { uploadShare: spec.agent.uploadShare } : {}),
   });
   return {
     chain: buildChain(spec.chain.map(buildMessage)),

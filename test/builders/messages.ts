@@ -15,6 +15,7 @@ import {
   type ToolCall,
   type UserMessage,
 } from '../../src/core/model';
+import { renderNumberedDocuments } from '../../src/core/context/documents';
 import { countStoredTokens } from './tokens';
 
 /** Builders for the context engine's inputs; token counts are real (default tokenizer). */
@@ -56,9 +57,18 @@ export interface ToolCallSpec {
   isError?: boolean;
   /** Citation numbers this result introduced. */
   documents?: number[];
+  /** A search result's documents in rank order: the result is their documents JSON. */
+  sources?: Array<{ number: number; title: string; contents: string }>;
 }
 
 export function buildToolCall(spec: ToolCallSpec): ToolCall {
+  if (spec.sources !== undefined) {
+    const content = renderNumberedDocuments(spec.sources);
+    const call = buildToolCall({ ...spec, sources: undefined, result: content });
+    if (call.result)
+      call.result.documents = spec.sources.map(({ number, title }) => ({ number, title }));
+    return call;
+  }
   const argumentsText = JSON.stringify(spec.arguments);
   return {
     id: spec.id ?? `call-${spec.name}`,

@@ -5,7 +5,7 @@ import { assembleContext, selectCacheBreakpoints, type AssembledContext, type Co
 import type { TokenCounter } from '../../src/core/ports';
 import { createTokenCounter } from '../../src/core/tokens';
 import type { Result } from '../../src/util/result';
-import { buildContextInput, contextCaseSchema } from '../builders';
+import { buildContextInput, contextCaseSchema, type ContextCase } from '../builders';
 
 /**
  * Every folder under golden/context is a case: `input.json` (the compact case) and
@@ -36,12 +36,11 @@ function describeContent(message: ContextMessage['message']): unknown {
 
 /**
  * Cases about the context order (their agent names one) also record where the request's
- * stable prefixes end: the messages Anthropic requests mark for caching.
+ * stable prefixes end: the messages Anthropic requests mark for caching. Shares and reductions
+ * are shown where a case is about them, so older cases read as before.
  */
-function describeResult(
-  result: Result<AssembledContext, ContextError>,
-  shouldShowCacheBreakpoints: boolean,
-): unknown {
+function describeResult(result: Result<AssembledContext, ContextError>, spec: ContextCase): unknown {
+  const shouldShowCacheBreakpoints = spec.agent?.contextOrder !== undefined;
   if (!result.ok) return { ok: false, error: result.error };
   const context = result.value;
   return {
@@ -62,6 +61,8 @@ function describeResult(
       content: describeContent(item.message),
     })),
     dropped: context.dropped,
+    ...(spec.agent?.uploadShare !== undefined ? { shares: context.shares } : {}),
+    ...(context.reductions.length > 0 ? { reductions: context.reductions } : {}),
   };
 }
 
@@ -84,10 +85,7 @@ describe('context assembly golden cases', () => {
     it(`renders ${name} as expected`, () => {
       const dir = join(CASES_DIR, name);
       const spec = contextCaseSchema.parse(JSON.parse(readFileSync(join(dir, 'input.json'), 'utf8')));
-      const actual = describeResult(
-        assembleContext(buildContextInput(spec, counter)),
-        spec.agent?.contextOrder !== undefined,
-      );
+      const actual = describeResult(assembleContext(buildContextInput(spec, counter)), spec);
       const expectedPath = join(dir, 'expected.json');
       if (SHOULD_UPDATE) {
         writeFileSync(expectedPath, `${JSON.stringify(actual, null, 2)}\n`);

@@ -1,7 +1,13 @@
 import type { ChatMessageSimple, ToolDefinition } from '../model';
 import type { Result } from '../../util/result';
 import { err, ok } from '../../util/result';
-import { allocateBudget, decideProjectMode, resolveReservedOutput } from './budget';
+import {
+  allocateBudget,
+  decideProjectMode,
+  resolveReservedOutput,
+  resolveUploadShare,
+  splitInputBudget,
+} from './budget';
 import { sharePricing } from './parts/block-pricing';
 import type { Block, PartEnv } from './parts/part';
 import { selectContextParts } from './parts/registry';
@@ -9,12 +15,15 @@ import { expandPlaceholders, formatCurrentDateTime, type PlaceholderValues } fro
 import { isOnlyDisplayArtifacts, removeDisplayArtifacts } from './remove-from-text';
 import type { SectionContext } from './system-prompt/section';
 import { createTokenMeter } from './token-meter';
-import { trimToBudget, type DoesNotFit } from './trim';
+import { createTurnReducer, type TurnReducer } from './reduce-turn';
+import { clearOldToolResults } from './strategies/clear-tool-results';
+import { trimToBudget, type DoesNotFit, type Trimmed } from './trim';
 import type {
   AssembledContext,
   ContextError,
   ContextInput,
   ContextMessage,
+  ContextShares,
   ContextTool,
   DroppedItem,
   DropReason,
@@ -39,6 +48,12 @@ const PART_NAMES: Record<RequiredPartName, string> = {
   markers: 'trimming notes',
   reminder: 'reminder',
 };
+
+/**
+ * Rounds of reducing the newest turn and trimming again: each round takes away about what the
+ * last trim was over by; markers and estimates may need a second or third.
+ */
+export const MAX_REDUCTION_ROUNDS = 8;
 
 const formatCount = (value: number): string => value.toLocaleString('en-US');
 
@@ -269,10 +284,20 @@ export function assembleContext(input: ContextInput): Result<AssembledContext, C
   const oversized = findOversizedFile(env, budget.inputBudget);
   if (oversized !== null) return err(oversized);
 
-  // 3. Trim: strategy, then the budget on top; cuts leave markers.
+  // 3. Trim: strategy, then the budget on top; cuts leave markers. Old tool results may be
+  // cleared first (a strategy); a newest turn that does not fit has its results reduced.
   const strategy = input.historyStrategy ?? input.agent.historyStrategy;
-  const trimmed = trimToBudget(blocks, strategy, budget.inputBudget, env);
+  const changed =
+    strategy.kind === 'clear_tool_results' ? clearOldToolResults(blocks, strategy, env.meter) : [];
+  let trimmed = trimToBudget(blocks, strategy, budget.inputBudget, env);
+  let reducer: TurnReducer | null = null;
+  for (let round = 0; !trimmed.ok && round < MAX_REDUCTION_ROUNDS; round++) {
+    reducer ??= createTurnReducer(blocks, env.meter);
+    if (!reducer.reduce(trimmed.error.required - trimmed.error.available)) break;
+    trimmed = trimToBudget(blocks, strategy, budget.inputBudget, env);
+  }
   if (!trimmed.ok) return err(describeDoesNotFit(trimmed.error));
+  if (reducer !== null) for (const item of reducer.reductions()) changed.push(item);
 
   // 4. Render: kept blocks in order with their markers; what was left out is reported lazily.
   const { kept, reasons, markers } = trimmed.value;
@@ -293,13 +318,37 @@ export function assembleContext(input: ContextInput): Result<AssembledContext, C
         messages,
         totalTokens: trimmed.value.totalTokens,
         budget,
+        shares: measureShares(blocks, trimmed.value, budget.inputBudget, input),
         dropped,
+        reductions: changed
+          .filter((item) => kept[item.blockIndex] === true)
+          .map((item) => item.reduction),
         projectMode: env.projectMode,
         nextDocumentNumber: findLastDocumentNumber(env) + 1,
       },
       () => reportDropped(blocks, kept, reasons, dropped),
     ),
   );
+}
+
+/** The upload share and the history's rest, and what each holds in this request. */
+function measureShares(
+  blocks: readonly Block[],
+  trimmed: Trimmed,
+  inputBudget: number,
+  input: ContextInput,
+): ContextShares {
+  const uploadShare = resolveUploadShare(input.agent);
+  let uploadTokens = 0;
+  blocks.forEach((block, index) => {
+    if (block.isUpload && trimmed.kept[index] === true) uploadTokens += block.tokens;
+  });
+  return {
+    uploadShare,
+    ...splitInputBudget(inputBudget, uploadShare),
+    uploadTokens,
+    historyTokens: trimmed.totalTokens - uploadTokens,
+  };
 }
 
 /** Every message of a block the trim left out, with its price and why (after `before`). */

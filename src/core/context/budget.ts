@@ -1,4 +1,4 @@
-import type { ModelInfo, ProjectFile } from '../model';
+import { DEFAULT_UPLOAD_SHARE, MAX_UPLOAD_SHARE, type Agent, type ModelInfo, type ProjectFile } from '../model';
 import type { ContextBudget, ProjectMode } from './types';
 
 /** Share of (window − reserved output) the messages may fill; the rest absorbs estimate error. */
@@ -55,4 +55,19 @@ export function decideProjectMode(
   const reserved = resolveReservedOutput(model, reservedOutputTokens);
   const limit = (model.contextWindow - reserved) * PROJECT_FIT_RATIO;
   return sumProjectTokens(files) < limit ? 'inline' : 'search';
+}
+
+/** The agent's share of the input budget for uploaded content, within its bounds. */
+export function resolveUploadShare(agent: Pick<Agent, 'uploadShare'>): number {
+  const share = agent.uploadShare ?? DEFAULT_UPLOAD_SHARE;
+  return Math.min(MAX_UPLOAD_SHARE, Math.max(0, share));
+}
+
+/** Tokens reserved for uploaded content, and what is left for the rest of the history. */
+export function splitInputBudget(
+  inputBudget: number,
+  uploadShare: number,
+): { uploadBudget: number; historyBudget: number } {
+  const uploadBudget = Math.floor(inputBudget * uploadShare);
+  return { uploadBudget, historyBudget: inputBudget - uploadBudget };
 }

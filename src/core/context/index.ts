@@ -8,6 +8,8 @@ export {
   allocateBudget,
   decideProjectMode,
   resolveReservedOutput,
+  resolveUploadShare,
+  splitInputBudget,
   sumProjectTokens,
   INPUT_BUDGET_RATIO,
   PROJECT_FIT_RATIO,
@@ -31,6 +33,12 @@ export {
   buildSystemPrompt,
 } from './system-prompt/registry';
 export { READ_FILE_TOOL_NAME } from './render/markers';
+export {
+  describeDroppedSources,
+  describeOmittedResult,
+  describeTruncation,
+} from './reduce-turn';
+export { CLEARED_TOOL_RESULT } from './strategies/clear-tool-results';
 export {
   EXPIRED_TOOL_RESULT,
   CANCELLED_TOOL_RESULT,

@@ -107,11 +107,47 @@ export interface DroppedItem {
   fileNames?: string[];
 }
 
+/**
+ * A tool result sent shorter than it is stored: sources left out or text truncated because the
+ * newest turn did not fit, or cleared by the clear-tool-results strategy. What is stored stays
+ * whole; only this request is affected.
+ */
+export type ReductionKind = 'sources_dropped' | 'truncated' | 'cleared';
+
+export type ReductionReason = 'turn_over_budget' | 'clear_threshold';
+
+export interface Reduction {
+  kind: ReductionKind;
+  reason: ReductionReason;
+  toolCallId: string;
+  toolName: string;
+  /** Content tokens of the result (and the arguments, when cleared) as stored and as sent. */
+  tokensBefore: number;
+  tokensAfter: number;
+  /** Citation numbers of the sources left out; the kept ones keep their numbers. */
+  droppedDocuments?: number[];
+}
+
+/** How the input budget is shared between uploaded content and the rest of the history. */
+export interface ContextShares {
+  /** The agent's share (0..MAX_UPLOAD_SHARE) and the tokens it reserves for uploads. */
+  uploadShare: number;
+  uploadBudget: number;
+  /** Tokens left for everything else. */
+  historyBudget: number;
+  /** Tokens sent: uploads (inline project files and attached files) and the rest. */
+  uploadTokens: number;
+  historyTokens: number;
+}
+
 export interface AssembledContext {
   messages: ContextMessage[];
   totalTokens: number;
   budget: ContextBudget;
+  shares: ContextShares;
   dropped: DroppedItem[];
+  /** Tool results sent shorter than stored, and why. */
+  reductions: Reduction[];
   projectMode: ProjectMode | null;
   /** The first citation number free for a search result in this cycle (rule 5). */
   nextDocumentNumber: number;

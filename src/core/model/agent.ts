@@ -14,8 +14,27 @@ export const historyStrategySchema = z.discriminatedUnion('kind', [
     tail: z.number().int().positive(),
   }),
   z.object({ kind: z.literal('token_limited'), maxTokens: z.number().int().positive() }),
+  /** The newest `turns` questions with their answers, the one being answered included. */
+  z.object({ kind: z.literal('last_turns'), turns: z.number().int().positive() }),
+  /**
+   * Once the context would pass `triggerTokens`, the results of all but the newest `keep` tool
+   * calls are replaced by a short notice (as the providers' own context editing does); calls of
+   * `excludeTools` are never cleared; `shouldClearArguments` clears the call's arguments too.
+   */
+  z.object({
+    kind: z.literal('clear_tool_results'),
+    triggerTokens: z.number().int().positive(),
+    keep: z.number().int().nonnegative(),
+    excludeTools: z.array(z.string()),
+    shouldClearArguments: z.boolean(),
+  }),
 ]);
 export type HistoryStrategy = z.infer<typeof historyStrategySchema>;
+
+/** Uploads may be given at most this share, so history always keeps some room. */
+export const MAX_UPLOAD_SHARE = 0.9;
+/** Half the room for uploads, half for history, unless the agent says otherwise. */
+export const DEFAULT_UPLOAD_SHARE = 0.5;
 
 export const agentSchema = z.object({
   id: agentIdSchema,
@@ -35,6 +54,11 @@ export const agentSchema = z.object({
   contextOrder: contextOrderSchema.optional(),
   /** Send reasoning from earlier turns back to the model; absent: only the current turn's. */
   shouldSendPastReasoning: z.boolean().optional(),
+  /**
+   * Share of the input budget reserved for uploaded content (files attached in the chat and
+   * inline project files); the rest is for history. DEFAULT_UPLOAD_SHARE when not set.
+   */
+  uploadShare: z.number().min(0).max(MAX_UPLOAD_SHARE).optional(),
   isBuiltIn: z.boolean(),
   createdAt: z.number(),
   updatedAt: z.number(),

@@ -5,7 +5,9 @@ export interface AgentInput {
   prompt?: string;
   reminders?: string;
   isReplacingSystemPrompt?: boolean;
-  strategy?: { label: string; fields?: Record<string, string> };
+  strategy?: { label: string; fields?: Record<string, string>; checks?: string[] };
+  /** Percent of the budget reserved for uploaded files. */
+  uploadShare?: string;
   /** Generation fields by label, e.g. { 'Temperature (0–2)': '0.4' }. */
   generation?: Record<string, string>;
   isCacheFriendly?: boolean;
@@ -28,6 +30,12 @@ export class AgentsPage {
     return this.list.getByRole('listitem').filter({ has: this.page.getByText(name, { exact: true }) });
   }
 
+  /** The editor of an agent, opened from its list item. */
+  async edit(name: string): Promise<Locator> {
+    await this.item(name).getByRole('button', { name: 'Edit' }).click();
+    return this.page.getByRole('form', { name: `Edit ${name}` });
+  }
+
   /** Creates an agent and fills the editor; returns once it is saved under its name. */
   async create(input: AgentInput): Promise<void> {
     await this.page.getByRole('button', { name: 'New agent' }).click();
@@ -43,9 +51,11 @@ export class AgentsPage {
     if (input.strategy) {
       await form.getByLabel('Strategy').selectOption({ label: input.strategy.label });
       for (const [label, value] of Object.entries(input.strategy.fields ?? {})) await form.getByLabel(label).fill(value);
+      for (const label of input.strategy.checks ?? []) await form.getByLabel(label).check();
     }
     for (const [label, value] of Object.entries(input.generation ?? {})) await form.getByLabel(label).fill(value);
     if (input.isCacheFriendly) await form.getByRole('radio', { name: /^Cache-friendly/ }).check();
+    if (input.uploadShare !== undefined) await form.getByLabel(/Share reserved for uploaded files/).fill(input.uploadShare);
     await form.getByRole('button', { name: 'Save' }).click();
     await expect(this.item(input.name)).toBeVisible();
   }

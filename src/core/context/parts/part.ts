@@ -1,4 +1,4 @@
-import type { ChatMessageSimple, MessageId } from '../../model';
+import type { ChatMessageSimple, MessageId, ToolCall } from '../../model';
 import type { PlaceholderValues } from '../placeholders';
 import type { BlockPricing } from './block-pricing';
 import type { TokenMeter } from '../token-meter';
@@ -26,6 +26,28 @@ export interface PricedMessage {
   tokens: number;
 }
 
+/** What the context sends for one tool call instead of what is stored (reduced or cleared). */
+export interface CallOverride {
+  /** The result text the model reads instead of the stored one. */
+  output?: string;
+  /** Content tokens of `output`. */
+  outputTokens?: number;
+  /** The call's arguments are sent as an empty object. */
+  isArgumentsCleared?: boolean;
+  /** A short note for the inspector, e.g. "2 sources left out". */
+  label?: string;
+}
+
+/** The tool calls of a step block, for the turn reducer and the clearing strategy. */
+export interface StepCalls {
+  calls: readonly ToolCall[];
+  /** This turn's results go in full; earlier turns' are already a short placeholder. */
+  isCurrentTurn: boolean;
+  overrides: ReadonlyMap<string, CallOverride>;
+  /** The same step sent with these overrides: a new block, this one unchanged. */
+  adjust(overrides: ReadonlyMap<string, CallOverride>): Block;
+}
+
 /** The files of a block that carries none, shared: most blocks carry none. */
 export const NO_FILES: readonly CarriedFile[] = Object.freeze([]);
 
@@ -45,6 +67,12 @@ export interface Block {
   isRequired: boolean;
   /** True for chat history (what strategies count); false for S, CA, P and R. */
   isConversation: boolean;
+  /** A user message or its files (a turn starts there); false for answers and S, CA, P, R. */
+  isUser: boolean;
+  /** Uploaded content (a message's files, inline project files): counts toward the upload share. */
+  isUpload: boolean;
+  /** A step that called tools: its calls and how to send them differently. */
+  stepCalls?: StepCalls | undefined;
   sourceId?: MessageId | undefined;
   files: readonly CarriedFile[];
   /** Kind and tokens of each message it sends, in order (for the report of what was left out). */
@@ -65,6 +93,8 @@ export abstract class ConversationBlock implements Block {
   readonly part: RequiredPartName;
   readonly isRequired: boolean;
   readonly isConversation = true;
+  abstract readonly isUser: boolean;
+  abstract readonly isUpload: boolean;
 
   constructor(part: RequiredPartName, isRequired: boolean) {
     this.part = part;
@@ -124,6 +154,8 @@ export function buildFixedBlock(message: ContextMessage, part: RequiredPartName)
     part,
     isRequired: true,
     isConversation: false,
+    isUser: false,
+    isUpload: part === 'project_files',
     files: NO_FILES,
     price: () => messages,
     render: () => messages,

@@ -8,13 +8,26 @@ import type {
   ToolCall,
 } from '../../model';
 import type { BlockPricing } from '../parts/block-pricing';
-import { ConversationBlock, NO_FILES, type Block, type PricedMessage } from '../parts/part';
+import {
+  ConversationBlock,
+  NO_FILES,
+  type Block,
+  type CallOverride,
+  type PricedMessage,
+  type StepCalls,
+} from '../parts/part';
 import type { ContextMessage, RequiredPartName } from '../types';
 
 /** Results of earlier turns are replaced by this: long, and already used. */
 export const EXPIRED_TOOL_RESULT = 'This tool result is no longer available.';
 export const CANCELLED_TOOL_RESULT = 'This tool call was cancelled before it returned a result.';
 export const INCOMPLETE_TOOL_RESULT = 'This tool call did not complete and returned no result.';
+
+/** What a cleared call's arguments are sent as. */
+export const CLEARED_ARGUMENTS = {};
+const CLEARED_ARGUMENTS_TEXT = JSON.stringify(CLEARED_ARGUMENTS);
+
+const NO_OVERRIDES: ReadonlyMap<string, CallOverride> = new Map();
 
 /** Name and id framing of one tool call, priced as a constant so history is never re-tokenized. */
 export const TOOL_CALL_OVERHEAD_TOKENS = 8;
@@ -38,7 +51,20 @@ function findPlaceholder(call: ToolCall, isCurrentTurn: boolean): string | null 
   return isCurrentTurn ? null : EXPIRED_TOOL_RESULT;
 }
 
-function renderToolResult(call: ToolCall, isCurrentTurn: boolean): LlmToolResultPart {
+function renderToolResult(
+  call: ToolCall,
+  isCurrentTurn: boolean,
+  override: CallOverride | undefined,
+): LlmToolResultPart {
+  if (override?.output !== undefined) {
+    return {
+      type: 'tool-result',
+      toolCallId: call.id,
+      toolName: call.name,
+      output: override.output,
+      ...(call.result?.isError === true ? { isError: true } : {}),
+    };
+  }
   const placeholder = findPlaceholder(call, isCurrentTurn);
   const isError =
     placeholder === null ? call.result?.isError === true : placeholder !== EXPIRED_TOOL_RESULT;
@@ -56,9 +82,15 @@ function priceToolResults(
   calls: readonly ToolCall[],
   isCurrentTurn: boolean,
   env: BlockPricing,
+  overrides: ReadonlyMap<string, CallOverride>,
 ): number {
   let tokens = 0;
   for (const call of calls) {
+    const override = overrides.get(call.id);
+    if (override?.output !== undefined) {
+      tokens += override.outputTokens ?? env.meter.countText(override.output);
+      continue;
+    }
     const placeholder = findPlaceholder(call, isCurrentTurn);
     tokens +=
       placeholder === null ? (call.result?.tokenCount ?? 0) : env.meter.countText(placeholder);
@@ -88,9 +120,13 @@ class StepBlock extends ConversationBlock {
   readonly messageCount: number;
   readonly sourceId: MessageId | undefined;
   readonly files = NO_FILES;
+  readonly isUser = false;
+  readonly isUpload = false;
+  readonly stepCalls: StepCalls | undefined;
   readonly #step: AssistantStep;
   readonly #isCurrentTurn: boolean;
   readonly #env: BlockPricing;
+  readonly #overrides: ReadonlyMap<string, CallOverride>;
   readonly #callTokens: number;
   readonly #resultTokens: number;
 
@@ -102,6 +138,7 @@ class StepBlock extends ConversationBlock {
     env: BlockPricing,
     part: RequiredPartName,
     isRequired: boolean,
+    overrides: ReadonlyMap<string, CallOverride> = NO_OVERRIDES,
   ) {
     super(part, isRequired);
     let contentTokens = 0;
@@ -109,12 +146,16 @@ class StepBlock extends ConversationBlock {
       contentTokens += step.reasoning.tokenCount;
     // The stored count is of the text before display artifacts were removed: an upper bound.
     if (hasText) contentTokens += step.textTokenCount;
-    for (const call of step.toolCalls)
-      contentTokens += call.argumentsTokenCount + TOOL_CALL_OVERHEAD_TOKENS;
+    for (const call of step.toolCalls) {
+      const isCleared = overrides.get(call.id)?.isArgumentsCleared === true;
+      contentTokens +=
+        (isCleared ? env.meter.countText(CLEARED_ARGUMENTS_TEXT) : call.argumentsTokenCount) +
+        TOOL_CALL_OVERHEAD_TOKENS;
+    }
     const hasCalls = step.toolCalls.length > 0;
     this.#callTokens = env.meter.priceMessage(contentTokens);
     this.#resultTokens = hasCalls
-      ? env.meter.priceMessage(priceToolResults(step.toolCalls, isCurrentTurn, env))
+      ? env.meter.priceMessage(priceToolResults(step.toolCalls, isCurrentTurn, env, overrides))
       : 0;
     this.tokens = this.#callTokens + this.#resultTokens;
     this.messageCount = hasCalls ? 2 : 1;
@@ -122,6 +163,16 @@ class StepBlock extends ConversationBlock {
     this.#step = step;
     this.#isCurrentTurn = isCurrentTurn;
     this.#env = env;
+    this.#overrides = overrides;
+    this.stepCalls = hasCalls
+      ? {
+          calls: step.toolCalls,
+          isCurrentTurn,
+          overrides,
+          adjust: (next) =>
+            new StepBlock(step, hasText, sourceId, isCurrentTurn, env, part, isRequired, next),
+        }
+      : undefined;
   }
 
   price(): PricedMessage[] {
@@ -135,6 +186,14 @@ class StepBlock extends ConversationBlock {
   #withSource(message: ContextMessage): ContextMessage {
     if (this.sourceId) message.sourceId = this.sourceId;
     return message;
+  }
+
+  /** The inspector's note on a result sent differently from what is stored. */
+  #label(): { label?: string } {
+    const labels: string[] = [];
+    for (const override of this.#overrides.values())
+      if (override.label !== undefined) labels.push(override.label);
+    return labels.length > 0 ? { label: labels.join('; ') } : {};
   }
 
   render(): ContextMessage[] {
@@ -151,11 +210,12 @@ class StepBlock extends ConversationBlock {
     const text = this.#env.removeFromText(step.text);
     if (text.length > 0) content.push({ type: 'text', text });
     for (const call of step.toolCalls) {
+      const isCleared = this.#overrides.get(call.id)?.isArgumentsCleared === true;
       content.push({
         type: 'tool-call',
         toolCallId: call.id,
         toolName: call.name,
-        input: parseArguments(call.argumentsText),
+        input: isCleared ? CLEARED_ARGUMENTS : parseArguments(call.argumentsText),
         ...(call.providerState ? { providerState: call.providerState } : {}),
       });
     }
@@ -173,8 +233,11 @@ class StepBlock extends ConversationBlock {
           tokens: this.#resultTokens,
           message: {
             role: 'tool',
-            content: step.toolCalls.map((item) => renderToolResult(item, isCurrentTurn)),
+            content: step.toolCalls.map((item) =>
+              renderToolResult(item, isCurrentTurn, this.#overrides.get(item.id)),
+            ),
           },
+          ...this.#label(),
         }),
       );
     }

@@ -81,6 +81,8 @@ function estimateAttachmentImage(image: Attachment, env: BlockPricing): number {
 class FilesBlock extends ConversationBlock {
   readonly tokens: number;
   readonly messageCount = 1;
+  readonly isUser = true;
+  readonly isUpload = true;
   readonly sourceId: MessageId;
   readonly files: readonly CarriedFile[];
   readonly #attachments: readonly Attachment[];
@@ -150,6 +152,8 @@ function resolveUserContent(message: UserMessage, env: BlockPricing) {
 class UserBlock extends ConversationBlock {
   readonly tokens: number;
   readonly messageCount = 1;
+  readonly isUser = true;
+  readonly isUpload = false;
   readonly files = NO_FILES;
   readonly #message: UserMessage;
   readonly #env: BlockPricing;

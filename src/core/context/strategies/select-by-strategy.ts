@@ -28,6 +28,30 @@ function keepNewestWhile(
   }
 }
 
+/**
+ * Keeps the newest `earlierTurns` questions of the history with their files and answers; the
+ * turn being answered is required and not counted. A pinned message still marks where a turn
+ * starts, so turns are counted as the person sees them.
+ */
+function keepLastTurns(blocks: readonly Block[], kept: boolean[], earlierTurns: number): void {
+  let turnsSeen = 0;
+  let lastUser: Block['sourceId'] = undefined;
+  for (let index = blocks.length - 1; index >= 0; index--) {
+    const block = blocks[index];
+    if (block === undefined || !block.isConversation || block.part === 'newest_turn') continue;
+    let isInside: boolean;
+    if (block.isUser) {
+      // A question's files and text are two blocks of one message: one turn.
+      if (block.sourceId === undefined || block.sourceId !== lastUser) turnsSeen++;
+      lastUser = block.sourceId;
+      isInside = turnsSeen <= earlierTurns;
+    } else {
+      isInside = turnsSeen < earlierTurns;
+    }
+    if (!isInside && !block.isRequired) kept[index] = false;
+  }
+}
+
 const countMessages = (block: Block): number => block.messageCount;
 const countTokens = (block: Block): number => block.tokens;
 
@@ -41,6 +65,10 @@ export function selectByStrategy(blocks: readonly Block[], strategy: HistoryStra
   switch (strategy.kind) {
     case 'auto':
     case 'unbounded':
+    case 'clear_tool_results':
+      return kept;
+    case 'last_turns':
+      keepLastTurns(blocks, kept, strategy.turns - 1);
       return kept;
     case 'buffered':
       keepNewestWhile(blocks, kept, countMessages, strategy.size);

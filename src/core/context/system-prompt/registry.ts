@@ -35,9 +35,24 @@ export const DEFAULT_SYSTEM_PROMPT: string = SYSTEM_PROMPT_SECTIONS.filter(
   .filter((text): text is string => text !== null)
   .join(SECTION_SEPARATOR);
 
+/** `{{CURRENT_DATETIME}}` as written in a prompt, spaces inside the braces allowed. */
+const DATETIME_PLACEHOLDER = /\{\{\s*CURRENT_DATETIME\s*\}\}/;
+/** The date alone is enough for the compact prompt, which leaves the time out on purpose. */
+const DATE_PLACEHOLDER = /\{\{\s*CURRENT_DATE(TIME)?\s*\}\}/;
+
+/**
+ * Whether a prompt that takes the editable sections' place still tells the model the date and
+ * time; when it does not, our date section follows it, so an edited or replacing prompt never
+ * leaves the model guessing what day it is.
+ */
+function hasDateTime(prompt: string, context: SectionContext): boolean {
+  return (context.isCompact === true ? DATE_PLACEHOLDER : DATETIME_PLACEHOLDER).test(prompt);
+}
+
 /**
  * Builds S: the editable part (ours, the user's override, or a replacing agent prompt) followed
- * by the generated sections for this cycle, with placeholders expanded everywhere.
+ * by the generated sections for this cycle, with placeholders expanded everywhere. The date and
+ * time are always in it: where the override does not carry them, the date section follows it.
  */
 export function buildSystemPrompt(
   context: SectionContext,
@@ -48,8 +63,11 @@ export function buildSystemPrompt(
   let hasPlacedOverride = false;
   for (const section of SYSTEM_PROMPT_SECTIONS) {
     if (section.isEditable && editableOverride !== null) {
-      if (!hasPlacedOverride && editableOverride.trim().length > 0)
-        texts.push(editableOverride.trim());
+      if (!hasPlacedOverride) {
+        if (editableOverride.trim().length > 0) texts.push(editableOverride.trim());
+        const date = hasDateTime(editableOverride, context) ? null : datetimeSection.render(context);
+        if (date !== null) texts.push(date);
+      }
       hasPlacedOverride = true;
       continue;
     }

@@ -51,6 +51,7 @@ const scenarioArbitrary = fc.record({
   isLastCycle: fc.boolean(),
   hasTools: fc.boolean(),
   agentPrompt: fc.constantFrom('', 'You are a terse assistant.'),
+  uploadShare: fc.option(fc.constantFrom(0, 0.3, 0.5, 0.9), { nil: undefined }),
 });
 type Scenario = typeof scenarioArbitrary extends fc.Arbitrary<infer T> ? T : never;
 
@@ -125,6 +126,7 @@ function buildInput(
       prompt: scenario.agentPrompt,
       reminders: scenario.reminders,
       historyStrategy: scenario.strategy,
+      ...(scenario.uploadShare !== undefined ? { uploadShare: scenario.uploadShare } : {}),
     }),
     project: null,
     systemPromptOverride: null,
@@ -187,8 +189,12 @@ describe('assembleContext properties', () => {
         const context = result.value;
         const messages = context.messages;
 
-        // Never over budget, and the total is the sum of what is sent.
+        // Never over budget, and the total is the sum of what is sent; with the tools and the
+        // answer's reserve it fits the window.
         expect(context.totalTokens).toBeLessThanOrEqual(context.budget.inputBudget);
+        expect(
+          context.totalTokens + context.budget.toolTokens + context.budget.reservedOutputTokens,
+        ).toBeLessThanOrEqual(context.budget.contextWindow);
         expect(messages.reduce((total, item) => total + item.tokens, 0)).toBe(context.totalTokens);
 
         // S first (not replaced here); R last whenever there is something to remind.
@@ -217,18 +223,32 @@ describe('assembleContext properties', () => {
           .map((item) => position.get(item.sourceId ?? '') ?? -1);
         expect(order).toEqual([...order].sort((a, b) => a - b));
 
-        // The budget only ever drops the oldest part of the history (pinned messages aside).
+        // The budget only ever drops the oldest part of the history (pinned messages aside);
+        // earlier files have their own share: they may go on their own, or stay with their
+        // question when newer messages go, but are never sent without their question.
+        const isMessage = (item: { kind: string }): boolean =>
+          HISTORY_KINDS.has(item.kind as ContextMessage['kind']) && item.kind !== 'file';
+        const withFiles = new Set(
+          messages.filter((item) => item.kind === 'file').map((item) => item.sourceId),
+        );
         const keptPositions = messages
-          .filter((item) => HISTORY_KINDS.has(item.kind) && item.sourceId !== undefined)
+          .filter((item) => isMessage(item) && item.sourceId !== undefined)
+          .filter((item) => !withFiles.has(item.sourceId))
           .filter(
             (item) => chain.find((message) => message.id === item.sourceId)?.isPinned !== true,
           )
           .map((item) => position.get(item.sourceId ?? '') ?? -1);
         const oldestKept = Math.min(...keptPositions);
         for (const item of context.dropped) {
-          if (item.reason === 'budget')
+          if (item.reason === 'budget' && isMessage(item))
             expect(position.get(item.sourceId ?? '') ?? -1).toBeLessThanOrEqual(oldestKept);
         }
+        messages.forEach((item, index) => {
+          if (item.kind !== 'file') return;
+          const question = messages[index + 1];
+          expect(question?.kind).toBe('user');
+          expect(question?.sourceId).toBe(item.sourceId);
+        });
 
         // The skipped markers count the chat's messages that are not sent at all (a question
         // with its files is one message, an answer with all its steps is one).

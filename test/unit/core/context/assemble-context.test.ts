@@ -132,7 +132,9 @@ describe('assembleContext', () => {
       'messages',
       'totalTokens',
       'budget',
+      'shares',
       'dropped',
+      'reductions',
       'projectMode',
       'nextDocumentNumber',
     ]);

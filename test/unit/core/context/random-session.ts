@@ -103,6 +103,15 @@ export const strategyArbitrary: fc.Arbitrary<HistoryStrategy> = fc.oneof(
   fc
     .integer({ min: 0, max: 3000 })
     .map((maxTokens) => ({ kind: 'token_limited' as const, maxTokens })),
+  fc.integer({ min: 1, max: 6 }).map((turns) => ({ kind: 'last_turns' as const, turns })),
+  fc
+    .record({
+      triggerTokens: fc.integer({ min: 1, max: 3000 }),
+      keep: fc.integer({ min: 0, max: 3 }),
+      excludeTools: fc.subarray(['web_search', 'open_url']),
+      shouldClearArguments: fc.boolean(),
+    })
+    .map((options) => ({ kind: 'clear_tool_results' as const, ...options })),
 );
 
 export const sessionArbitrary = fc.record({
@@ -118,6 +127,8 @@ export const sessionArbitrary = fc.record({
   hasCustomRemoval: fc.boolean(),
   reminders: fc.array(fc.constantFrom('Be brief.', 'Answer in French.'), { maxLength: 2 }),
   isLastCycle: fc.boolean(),
+  /** The agent's share for uploads; undefined for the default. */
+  uploadShare: fc.option(fc.constantFrom(0, 0.2, 0.5, 0.9), { nil: undefined }),
 });
 export type RandomSession = typeof sessionArbitrary extends fc.Arbitrary<infer T> ? T : never;
 
@@ -161,7 +172,7 @@ function buildSteps(specs: readonly StepSpec[], prefix: string): AssistantStep[]
       const id = `${prefix}-${stepIndex}-${callIndex}`;
       return {
         id,
-        name: 'web_search',
+        name: callIndex === 0 ? 'web_search' : 'open_url',
         argumentsText: callIndex === 0 ? '{"query":"q"}' : 'not json',
         argumentsTokenCount: call.argumentsTokens,
         status: call.status,
@@ -229,7 +240,11 @@ export function buildSessionInput(session: RandomSession, counter: TokenCounter)
   return {
     chain: buildSessionChain(session),
     turnSteps: buildSteps(session.turnSteps, 'now'),
-    agent: buildAgent({ reminders: session.reminders, historyStrategy: session.strategy }),
+    agent: buildAgent({
+      reminders: session.reminders,
+      historyStrategy: session.strategy,
+      ...(session.uploadShare !== undefined ? { uploadShare: session.uploadShare } : {}),
+    }),
     project: null,
     systemPromptOverride: null,
     tools:

@@ -14,7 +14,7 @@ import {
 import { selectByStrategy } from '../../../../src/core/context/strategies/select-by-strategy';
 import { trimToBudget } from '../../../../src/core/context/trim';
 import type { DropReason } from '../../../../src/core/context/types';
-import type { HistoryStrategy } from '../../../../src/core/model';
+import { DEFAULT_UPLOAD_SHARE, type HistoryStrategy } from '../../../../src/core/model';
 import type { TokenCounter } from '../../../../src/core/ports';
 import { createTokenCounter } from '../../../../src/core/tokens';
 import { buildSessionInput, sessionArbitrary, type RandomSession } from './random-session';
@@ -110,18 +110,85 @@ function trimFromScratch(
     for (const block of blocks) if (!block.isRequired) running += tokensOf(block);
     return running > available ? null : { kept, reasons, markers: [], totalTokens: running };
   }
-  let isCut = false;
-  for (let index = blocks.length - 1; index >= 0; index--) {
-    const block = blocks[index];
-    if (block === undefined || block.isRequired || !kept[index]) continue;
-    if (!isCut && running + tokensOf(block) <= available) {
-      running += tokensOf(block);
+  // The upload share, the slow way: messages within what the earlier files' room leaves,
+  // then files (only with their question) in what is left, then unused room back to messages.
+  const share = env.input.agent.uploadShare ?? DEFAULT_UPLOAD_SHARE;
+  const isOld = (block: Block, index: number): boolean => !block.isRequired && kept[index] === true;
+  const requiredUploads = blocks
+    .filter((block) => block.isRequired && block.isUpload)
+    .reduce((sum, block) => sum + tokensOf(block), 0);
+  const uploadDemand = blocks
+    .filter((block, index) => isOld(block, index) && block.isUpload)
+    .reduce((sum, block) => sum + tokensOf(block), 0);
+  const room = available - running;
+  const uploadRoom = Math.max(
+    0,
+    Math.min(Math.floor(available * share) - requiredUploads, uploadDemand, room),
+  );
+  const messages = blocks.flatMap((block, index) =>
+    isOld(block, index) && !block.isUpload ? [index] : [],
+  );
+  const files = blocks.flatMap((block, index) =>
+    isOld(block, index) && block.isUpload ? [index] : [],
+  );
+  const brought = new Set<number>();
+  const price = (text: string): number => env.meter.priceMessage(env.meter.countText(text));
+  const candidates = (): number[] => messages.filter((index) => !brought.has(index));
+  /** How many of the newest messages fit `limit` one after the other. */
+  const fitNewest = (limit: number): number => {
+    let used = 0;
+    let count = 0;
+    for (const index of candidates().reverse()) {
+      const tokens = tokensOf(blocks[index] as Block);
+      if (used + tokens > limit) break;
+      used += tokens;
+      count++;
+    }
+    return count;
+  };
+  const keepMessages = (count: number): number => {
+    let used = 0;
+    candidates()
+      .reverse()
+      .forEach((index, rank) => {
+        const isKept = rank < count;
+        kept[index] = isKept;
+        reasons[index] = isKept ? undefined : 'budget';
+        if (isKept) used += tokensOf(blocks[index] as Block);
+      });
+    return used;
+  };
+  let historyUsed = keepMessages(fitNewest(room - uploadRoom));
+  const cutCount = candidates().filter((index) => kept[index] !== true).length;
+  let uploadUsed = 0;
+  let isFileCut = false;
+  for (const index of [...files].reverse()) {
+    const tokens = tokensOf(blocks[index] as Block);
+    const question = blocks[index + 1];
+    const isQuestion = question?.sourceId === blocks[index]?.sourceId;
+    const canBring = isQuestion && kept[index + 1] !== true && reasons[index + 1] === 'budget';
+    const cost = tokens + (canBring && question ? tokensOf(question) : 0);
+    const gap = canBring ? price(describeSkipped(9999)) : 0;
+    if (
+      !isFileCut &&
+      isQuestion &&
+      (kept[index + 1] === true || canBring) &&
+      historyUsed + uploadUsed + cost + gap <= room
+    ) {
+      uploadUsed += cost;
+      if (canBring) {
+        kept[index + 1] = true;
+        reasons[index + 1] = undefined;
+        brought.add(index + 1);
+      }
     } else {
-      isCut = true;
+      isFileCut = true;
       kept[index] = false;
       reasons[index] = 'budget';
     }
   }
+  if (cutCount > 0 && uploadUsed < uploadRoom) historyUsed = keepMessages(fitNewest(room - uploadUsed));
+  running += historyUsed + uploadUsed;
   for (;;) {
     const markers = placeMarkersFromScratch(blocks, kept, env);
     if (running + sumPlaced(markers) <= available)
@@ -132,6 +199,12 @@ function trimFromScratch(
     kept[oldest] = false;
     reasons[oldest] = 'budget';
     running -= tokensOf(block);
+    const question = blocks[oldest + 1];
+    if (brought.has(oldest + 1) && question !== undefined && kept[oldest + 1] === true) {
+      kept[oldest + 1] = false;
+      reasons[oldest + 1] = 'budget';
+      running -= tokensOf(question);
+    }
   }
 }
 

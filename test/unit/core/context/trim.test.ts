@@ -24,6 +24,8 @@ function buildConversationBlock(tokens: number, isRequired = false): Block {
     part: isRequired ? 'newest_turn' : 'history',
     isRequired,
     isConversation: true,
+    isUser: true,
+    isUpload: false,
     files: NO_FILES,
     price: () => [message],
     render: () => [message],

@@ -1,0 +1,82 @@
+import type { HistoryStrategy } from '../../model';
+import type { Block, CallOverride, TokenMeter } from '../parts/part';
+import type { Reduction } from '../types';
+
+/** What the model reads instead of a cleared result. */
+export const CLEARED_TOOL_RESULT =
+  'This tool result was cleared to save room in the context. Call the tool again if you need it.';
+
+export type ClearToolResultsStrategy = Extract<HistoryStrategy, { kind: 'clear_tool_results' }>;
+
+/** Tokens of the context as collected, before any strategy or budget leaves something out. */
+function sumTokens(blocks: readonly Block[]): number {
+  let total = 0;
+  for (const block of blocks) total += block.tokens;
+  return total;
+}
+
+/**
+ * Clears old tool results once the context would pass the strategy's threshold, as the
+ * providers' own context editing does: every call but the newest `keep` (calls of excluded
+ * tools are neither cleared nor counted) reads a short notice instead of its result, and with
+ * `shouldClearArguments` its arguments are sent as `{}`. Earlier turns' results are already a
+ * placeholder, so there only the arguments can go. Replaces the blocks it changes in `blocks`
+ * and returns what it cleared per block index.
+ */
+export function clearOldToolResults(
+  blocks: Block[],
+  strategy: ClearToolResultsStrategy,
+  meter: TokenMeter,
+): Array<{ blockIndex: number; reduction: Reduction }> {
+  if (sumTokens(blocks) <= strategy.triggerTokens) return [];
+  const excluded = new Set(strategy.excludeTools);
+  const clearedTokens = meter.countText(CLEARED_TOOL_RESULT);
+  const argumentsTokens = meter.countText('{}');
+  const cleared: Array<{ blockIndex: number; reduction: Reduction }> = [];
+  let toKeep = strategy.keep;
+  for (let blockIndex = blocks.length - 1; blockIndex >= 0; blockIndex--) {
+    const step = blocks[blockIndex]?.stepCalls;
+    if (step === undefined) continue;
+    let overrides: Map<string, CallOverride> | null = null;
+    for (let at = step.calls.length - 1; at >= 0; at--) {
+      const call = step.calls[at];
+      if (call === undefined || excluded.has(call.name)) continue;
+      if (toKeep > 0) {
+        toKeep--;
+        continue;
+      }
+      const isResultSent =
+        step.isCurrentTurn && call.status !== 'cancelled' && call.result !== undefined;
+      if (!isResultSent && !strategy.shouldClearArguments) continue;
+      const override: CallOverride = { label: `${call.name}: cleared` };
+      let tokensBefore = 0;
+      let tokensAfter = 0;
+      if (isResultSent) {
+        override.output = CLEARED_TOOL_RESULT;
+        override.outputTokens = clearedTokens;
+        tokensBefore += call.result?.tokenCount ?? 0;
+        tokensAfter += clearedTokens;
+      }
+      if (strategy.shouldClearArguments) {
+        override.isArgumentsCleared = true;
+        tokensBefore += call.argumentsTokenCount;
+        tokensAfter += argumentsTokens;
+      }
+      overrides ??= new Map(step.overrides);
+      overrides.set(call.id, override);
+      cleared.push({
+        blockIndex,
+        reduction: {
+          kind: 'cleared',
+          reason: 'clear_threshold',
+          toolCallId: call.id,
+          toolName: call.name,
+          tokensBefore,
+          tokensAfter,
+        },
+      });
+    }
+    if (overrides !== null) blocks[blockIndex] = step.adjust(overrides);
+  }
+  return cleared.reverse();
+}
