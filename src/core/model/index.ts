@@ -8,3 +8,4 @@ export * from './agent';
 export * from './project';
 export * from './provider-key';
 export * from './plain-title';
+export * from './summary';
