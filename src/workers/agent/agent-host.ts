@@ -5,7 +5,7 @@ import type { Tool } from '../../core/agent/tools/tool';
 import { assembleContext, decideProjectMode, renderNumberedDocuments } from '../../core/context';
 import type { AssembledContext, ContextTool } from '../../core/context/types';
 import type { Clock, ConfirmationPort, Embedder, Ids, LlmClient, Scheduler, SettingsStore, TokenCounter } from '../../core/ports';
-import type { AssistantMessage, Citation, MessageId, ProviderConfig, SessionId, ToolDefinition, Usage } from '../../core/model';
+import type { AssistantMessage, ChatSummary, Citation, MessageId, ProviderConfig, SessionId, ToolDefinition, Usage } from '../../core/model';
 import { NEUTRAL_CALIBRATION_FACTOR, updateCalibrationFactor } from '../../core/tokens';
 import { z } from 'zod';
 import { LlmRequestError } from '../../llm/errors';
@@ -34,6 +34,7 @@ import { testSearchBackend } from '../../core/agent/tools/search-backends';
 import { createHttpFetcher } from './http-fetcher';
 import { testMcpServer } from './mcp/mcp-client';
 import { previewContext } from './preview-context';
+import { createCompactionRunner } from './compaction-runner';
 import { SEARCH_CANCELLED, searchProjectFiles } from './search-project-files';
 
 /** A settings Test button gives up after this long, so a silent server does not spin forever. */
@@ -92,7 +93,7 @@ const INTERRUPTED_ERROR = { code: 'interrupted', message: 'The answer was cut of
  * it can be driven directly; agent.worker.ts only exposes it.
  */
 export function createAgentHost(host: AgentHostDeps): AgentWorkerApi {
-  const { sessions, messages, providers, agents, projects, settings, files, chunks, usage } = createStores(
+  const { sessions, messages, providers, agents, projects, settings, files, chunks, usage, summaries } = createStores(
     host.db,
     host.clock,
     host.ids,
@@ -105,6 +106,7 @@ export function createAgentHost(host: AgentHostDeps): AgentWorkerApi {
     watchWrites: (onWrite) => watchTableWrites(host.db, ['files', 'chunks'], onWrite),
   });
   const fileReader = createProjectFileReader(files);
+  const compaction = createCompactionRunner({ ...host, sessions, messages, agents, providers, settings, summaries });
   /** The project screen's searches still running, by the caller's search id. */
   const projectSearches = new Map<string, AbortController>();
 
@@ -209,6 +211,7 @@ export function createAgentHost(host: AgentHostDeps): AgentWorkerApi {
     try {
       const systemPromptOverride = (await settings.get<string>(SYSTEM_PROMPT_SETTING)) ?? null;
       const calibration = await loadCalibration();
+      const sessionSummaries = typeof request.sessionId === 'string' ? await summaries.listBySession(request.sessionId as SessionId) : [];
       const confirmation: ConfirmationPort = onConfirm ? { requestConfirmation: (r) => onConfirm(r) } : REFUSE_ALL;
       const kit = host.loadTurnTools ? await host.loadTurnTools({ settings, confirmation }, controller.signal) : undefined;
       const deps: AgentDeps = {
@@ -219,6 +222,7 @@ export function createAgentHost(host: AgentHostDeps): AgentWorkerApi {
           const isCalibrated = args.model.encoding === 'default';
           return prepareContext(args, systemPromptOverride, host, collectTools(args, kit), {
             calibrationFactor: isCalibrated ? (calibration[key] ?? NEUTRAL_CALIBRATION_FACTOR) : NEUTRAL_CALIBRATION_FACTOR,
+            summaries: sessionSummaries,
             ...(isCalibrated
               ? { onStepUsage: (estimated: number, usage: Usage) => learnCalibration(calibration, key, estimated, usage) }
               : {}),
@@ -244,6 +248,10 @@ export function createAgentHost(host: AgentHostDeps): AgentWorkerApi {
       );
       if (host.shouldGenerateTitles && value.isFirstTurn && value.stopReasons[0] === 'completed') {
         void nameSession(value, request).catch((error: unknown) => console.warn('Could not name the chat:', error));
+      }
+      // Long chats are summarised after a saved turn, in the background (compaction).
+      if (value.stopReasons.includes('completed')) {
+        void compaction.afterTurn(value.sessionId).catch((error: unknown) => console.warn('Could not compact the chat:', error));
       }
       return { ok: true as const, value };
     } catch (error) {
@@ -309,8 +317,20 @@ export function createAgentHost(host: AgentHostDeps): AgentWorkerApi {
     }
   }
 
+  /** Runs a compaction call, its errors as a WorkerResult. */
+  async function compactionCall<T>(call: () => Promise<T>): Promise<WorkerResult<T>> {
+    try {
+      return { ok: true, value: await call() };
+    } catch (error) {
+      return { ok: false, error: toWorkerError(error) };
+    }
+  }
+
   return {
     send,
+    compactNow: (sessionId) => compactionCall(() => compaction.compactNow(sessionId)),
+    undoCompaction: (sessionId) => compactionCall(() => compaction.undo(sessionId)),
+    listSummaries: (sessionId) => compactionCall(() => compaction.list(sessionId)),
     recoverInterrupted: () => recoverStreaming(),
     sessionCacheStats: () => Promise.resolve(chainCache.stats()),
     stop(runIdOrSessionId) {
@@ -366,7 +386,9 @@ export function createAgentHost(host: AgentHostDeps): AgentWorkerApi {
             const signal = new AbortController().signal;
             const kit = host.loadTurnTools ? await host.loadTurnTools({ settings, confirmation: REFUSE_ALL }, signal) : undefined;
             const calibration = await loadCalibration();
+            const sessionId = args.chain[0]?.sessionId;
             return prepareContext(args, systemPromptOverride, host, collectTools(args, kit), {
+              summaries: sessionId ? await summaries.listBySession(sessionId) : [],
               calibrationFactor:
                 args.model.encoding === 'default'
                   ? (calibration[calibrationKey(args.provider.id, args.model.id)] ?? NEUTRAL_CALIBRATION_FACTOR)
@@ -388,6 +410,8 @@ interface PrepareOptions {
   calibrationFactor: number;
   onStepUsage?: PreparedContext['onStepUsage'];
   onAssembled?: (context: AssembledContext) => void;
+  /** The session's stored summaries (compaction): the branch's active one stands in the history. */
+  summaries?: readonly ChatSummary[];
 }
 
 function prepareContext(
@@ -419,6 +443,7 @@ function prepareContext(
       clock: host.clock,
       tokenCounter: host.tokens,
       calibrationFactor,
+      summaries: options.summaries ?? [],
     });
     if (!result.ok) return { ok: false, error: { code: result.error.code, message: result.error.message } };
     onAssembled?.(result.value);

@@ -5,7 +5,7 @@
 import type { SendMessageRequest, TurnResult } from '../../core/agent/process-message';
 import type { Packet } from '../../core/agent/packets';
 import type { AssembledContext } from '../../core/context';
-import type { ModelInfo } from '../../core/model';
+import type { ChatSummary, ModelInfo } from '../../core/model';
 import type { PreviewContextRequest } from './preview-context';
 import type { KeywordOnlyReason, ProjectSearchRequest, ProjectSearchResult } from './search-project-files';
 import type { ConfirmationRequest } from '../../core/ports';
@@ -17,7 +17,7 @@ import type { WebToolSettings } from '../../core/agent/tools/web-tools';
 /** The settings screen's shapes (web tools, MCP servers), for the UI side of the Test buttons. */
 export type { McpServerConfig, SearchBackendConfig, WebToolSettings };
 
-export type { AssembledContext, ConfirmationRequest, Packet, PreviewContextRequest, SendMessageRequest, TurnResult };
+export type { AssembledContext, ChatSummary, ConfirmationRequest, Packet, PreviewContextRequest, SendMessageRequest, TurnResult };
 export type { KeywordOnlyReason, ProjectSearchRequest, ProjectSearchResult };
 
 export interface WorkerError {
@@ -77,6 +77,15 @@ export interface AgentWorkerApi {
   searchProject(searchId: string, request: ProjectSearchRequest): Promise<WorkerResult<ProjectSearchResult>>;
   /** Cancels a project search still running; an unknown or finished id is ignored. */
   cancelProjectSearch(searchId: string): Promise<void>;
+  /**
+   * "Compact now": summarises the oldest turns of the chat's visible branch (the newest stay
+   * verbatim); null when there is nothing to summarise. Nothing is deleted.
+   */
+  compactNow(sessionId: string): Promise<WorkerResult<ChatSummary | null>>;
+  /** "Undo compaction": the visible branch's summary is kept but no longer sent; null if none. */
+  undoCompaction(sessionId: string): Promise<WorkerResult<ChatSummary | null>>;
+  /** The chat's summaries, undone ones too, oldest first. */
+  listSummaries(sessionId: string): Promise<WorkerResult<ChatSummary[]>>;
 }
 
 /** What agent.worker.ts exposes: the API, plus the wiring the composition root does once. */

@@ -31,6 +31,9 @@ export interface AgentClient {
   countTokens: AgentWorkerApi['countTokens'];
   testWebSearch: AgentWorkerApi['testWebSearch'];
   testMcpServer: AgentWorkerApi['testMcpServer'];
+  compactNow: AgentWorkerApi['compactNow'];
+  undoCompaction: AgentWorkerApi['undoCompaction'];
+  listSummaries: AgentWorkerApi['listSummaries'];
   /** Searches a project's files; aborting the signal cancels it in the worker (answer `aborted`). */
   searchProject(request: ProjectSearchRequest, signal: AbortSignal): Promise<WorkerResult<ProjectSearchResult>>;
   dispose(): void;
@@ -58,6 +61,9 @@ export function createAgentClient(options: AgentClientOptions = {}): AgentClient
     testMcpServer: (config) => api.testMcpServer(config),
     previewContext: (request) => api.previewContext(request),
     countTokens: (text) => api.countTokens(text),
+    compactNow: (sessionId) => api.compactNow(sessionId),
+    undoCompaction: (sessionId) => api.undoCompaction(sessionId),
+    listSummaries: (sessionId) => api.listSummaries(sessionId),
     async searchProject(request, signal) {
       if (signal.aborted) return { ok: false, error: SEARCH_CANCELLED };
       const searchId = crypto.randomUUID();
