@@ -91,6 +91,7 @@ async function start(): Promise<void> {
     store: stores.sessions,
     notices,
     stopAnswering: (sessionId) => answerFeed.stopSession(sessionId),
+    compaction: workerClient,
     async buildSearchIndex() {
       // Built fresh (the worker writes messages through its own connection), then kept current
       // with this tab's own writes until the session list changes again. MiniSearch is fetched
