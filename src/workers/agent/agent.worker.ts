@@ -123,6 +123,15 @@ const api: AgentWorkerEntry = {
   async testMcpServer(config) {
     return (await getHost()).testMcpServer(config);
   },
+  async compactNow(sessionId) {
+    return (await getHost()).compactNow(sessionId);
+  },
+  async undoCompaction(sessionId) {
+    return (await getHost()).undoCompaction(sessionId);
+  },
+  async listSummaries(sessionId) {
+    return (await getHost()).listSummaries(sessionId);
+  },
 };
 
 expose(api);
