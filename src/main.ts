@@ -91,6 +91,11 @@ async function start(): Promise<void> {
     store: stores.sessions,
     notices,
     stopAnswering: (sessionId) => answerFeed.stopSession(sessionId),
+    // The inspector's next request changes with a summary: recompute it once the worker is done.
+    compaction: {
+      compactNow: (sessionId) => workerClient.compactNow(sessionId).finally(() => composer.schedulePreview()),
+      undoCompaction: (sessionId) => workerClient.undoCompaction(sessionId).finally(() => composer.schedulePreview()),
+    },
     async buildSearchIndex() {
       // Built fresh (the worker writes messages through its own connection), then kept current
       // with this tab's own writes until the session list changes again. MiniSearch is fetched

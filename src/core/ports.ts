@@ -6,6 +6,7 @@ import type {
   Agent,
   AgentId,
   ChatMessageSimple,
+  ChatSummary,
   FileId,
   FileStatus,
   GenerationControls,
@@ -182,6 +183,15 @@ export interface UsageRecord {
   model: ModelRef;
   usage: Usage;
   createdAt: number;
+}
+
+/** Summaries of long chats (compaction): records that point at the messages they stand for. */
+export interface SummaryStore {
+  add(summary: ChatSummary): Promise<ChatSummary>;
+  /** Every summary of a session, undone ones too, oldest first. */
+  listBySession(sessionId: SessionId): Promise<ChatSummary[]>;
+  /** Marks a summary undone: it stays stored and is no longer sent. */
+  markUndone(id: string, at: number): Promise<void>;
 }
 
 export interface UsageStore {

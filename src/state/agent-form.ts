@@ -42,6 +42,8 @@ export interface AgentFormValues {
   shouldClearArguments: boolean;
   /** Percent of the input budget reserved for uploaded files (0 to 90). */
   uploadSharePercent: number;
+  /** Summarise the oldest turns of long chats in the background (compaction). */
+  isCompactionEnabled: boolean;
 }
 
 const MODEL_SEPARATOR = '\u0000';
@@ -89,6 +91,7 @@ export function toFormValues(agent: Agent): AgentFormValues {
     clearExcludeTools: strategy.kind === 'clear_tool_results' ? strategy.excludeTools.join('\n') : '',
     shouldClearArguments: strategy.kind === 'clear_tool_results' ? strategy.shouldClearArguments : false,
     uploadSharePercent: Math.round((agent.uploadShare ?? DEFAULT_UPLOAD_SHARE) * PERCENT),
+    isCompactionEnabled: agent.isCompactionEnabled !== false,
   };
 }
 
@@ -162,6 +165,8 @@ export function applyFormValues(base: Agent, values: AgentFormValues, now: numbe
     contextOrder: values.contextOrder,
     shouldSendPastReasoning: values.shouldSendPastReasoning,
     ...resolveUploadShareField(base, toUploadShare(values)),
+    // Compaction is on unless turned off: an agent that never said stays unset.
+    ...(values.isCompactionEnabled && base.isCompactionEnabled === undefined ? {} : { isCompactionEnabled: values.isCompactionEnabled }),
     updatedAt: now,
   };
 }

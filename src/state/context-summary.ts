@@ -17,6 +17,7 @@ export const KIND_LETTERS: Readonly<Record<ContextKind, string>> = {
   reminder: 'R',
   skipped: 'M',
   forgotten_files: 'M',
+  summary: 'SUM',
 };
 
 export const KIND_NAMES: Readonly<Record<ContextKind, string>> = {
@@ -31,6 +32,7 @@ export const KIND_NAMES: Readonly<Record<ContextKind, string>> = {
   reminder: 'Reminder',
   skipped: 'Marker: skipped messages',
   forgotten_files: 'Marker: forgotten files',
+  summary: 'Summary of earlier messages',
 };
 
 export const DROP_REASONS: Readonly<Record<DropReason, string>> = {
@@ -38,6 +40,7 @@ export const DROP_REASONS: Readonly<Record<DropReason, string>> = {
   strategy: "outside the agent's history strategy",
   budget: 'did not fit the token budget',
   project_search_mode: 'project too large to inline: searched instead',
+  summarised: 'stands in the summary',
 };
 
 export const REDUCTION_REASONS: Readonly<Record<ReductionReason, string>> = {

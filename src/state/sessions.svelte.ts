@@ -1,5 +1,6 @@
 import type { Project, Session, SessionId } from '../core/model';
 import type { SearchHit, SearchIndex, SessionStore } from '../core/ports';
+import type { AgentWorkerApi } from '../workers/agent/agent.api';
 import type { NoticesState } from './notices.svelte';
 
 /** Subscribes to a stored list (every tab's changes included); returns the unsubscribe. */
@@ -23,6 +24,8 @@ export interface SessionsDeps {
    * writes messages through its own connection, so this tab's index is rebuilt after changes.
    */
   buildSearchIndex(): Promise<SearchIndex>;
+  /** Compaction in the agent worker: "Compact now" and "Undo compaction" of the chat menu. */
+  compaction?: Pick<AgentWorkerApi, 'compactNow' | 'undoCompaction'>;
 }
 
 /** The sidebar's chats and projects, kept current by live queries, with their actions. */
@@ -90,6 +93,42 @@ export class SessionsState {
     const trimmed = title.trim();
     if (trimmed === '' || trimmed === session.title) return;
     await this.deps.notices.guard('Could not rename the chat', () => this.deps.store.update(session.id, { title: trimmed }));
+  }
+
+  /**
+   * "Compact now": the oldest turns of the chat's visible branch are summarised (the newest stay
+   * verbatim); every message stays stored and shown. Says what happened in a toast.
+   */
+  async compactNow(session: Session): Promise<void> {
+    const compaction = this.deps.compaction;
+    if (!compaction) return;
+    const result = await this.deps.notices.guard('Could not compact the chat', () => compaction.compactNow(session.id));
+    if (!result) return;
+    if (!result.ok) {
+      this.deps.notices.report(new Error(result.error.message), 'Could not compact the chat');
+      return;
+    }
+    this.deps.notices.notify(
+      result.value === null
+        ? 'Nothing to compact yet: the chat is short, or its oldest turns are already summarised.'
+        : `Compacted: ${result.value.coveredIds.length} earlier messages are sent as a summary. Every message is still here.`,
+      result.value === null ? {} : { action: { label: 'Undo', run: () => void this.undoCompaction(session) } },
+    );
+  }
+
+  /** "Undo compaction": the branch's summary is kept but no longer sent; its messages are sent again. */
+  async undoCompaction(session: Session): Promise<void> {
+    const compaction = this.deps.compaction;
+    if (!compaction) return;
+    const result = await this.deps.notices.guard('Could not undo the compaction', () => compaction.undoCompaction(session.id));
+    if (!result) return;
+    if (!result.ok) {
+      this.deps.notices.report(new Error(result.error.message), 'Could not undo the compaction');
+      return;
+    }
+    this.deps.notices.notify(
+      result.value === null ? 'This chat has no compaction to undo.' : 'Compaction undone: the earlier messages are sent as they are again.',
+    );
   }
 
   async setArchived(session: Session, isArchived: boolean): Promise<void> {

@@ -12,6 +12,7 @@ import type {
   ProviderConfig,
   Session,
   Usage,
+  ChatSummary,
 } from '../core/model';
 import { readOrigin } from '../core/model';
 import type { PageSpan } from '../core/ports';
@@ -100,7 +101,15 @@ export const SCHEMA_V3 = {
 /** Version 4: a provider's key is bound to the origin it was entered for (`keyOrigin`). */
 export const SCHEMA_V4 = SCHEMA_V3;
 
-export const CURRENT_SCHEMA_VERSION = 4;
+/** Version 5: summaries of long chats (compaction), listed per session. Nothing to migrate. */
+export const SCHEMA_V5 = {
+  ...SCHEMA_V4,
+  summaries: 'id, sessionId',
+} as const;
+
+export type SummaryRow = ChatSummary;
+
+export const CURRENT_SCHEMA_VERSION = 5;
 
 function sumTokens(values: readonly unknown[]): number {
   return values.reduce<number>(
@@ -218,6 +227,7 @@ export class CarrelDb extends Dexie {
   declare readonly providers: Table<ProviderRow, string>;
   declare readonly settings: Table<SettingRow, string>;
   declare readonly usage: Table<UsageRow, string>;
+  declare readonly summaries: Table<SummaryRow, string>;
 
   constructor(name: string, options: DexieOptions = {}) {
     // Strict durability: a message is on disk when the transaction resolves, not just in the
@@ -227,6 +237,7 @@ export class CarrelDb extends Dexie {
     this.version(2).stores(SCHEMA_V2).upgrade(upgradeToV2);
     this.version(3).stores(SCHEMA_V3).upgrade(upgradeToV3);
     this.version(4).stores(SCHEMA_V4).upgrade(upgradeToV4);
+    this.version(5).stores(SCHEMA_V5);
   }
 }
 

@@ -13,6 +13,7 @@ import type {
   ProviderStore,
   SessionStore,
   SettingsStore,
+  SummaryStore,
   UsageStore,
 } from '../core/ports';
 import { createAgentStore } from './agent.store';
@@ -25,6 +26,7 @@ import { createProjectStore } from './project.store';
 import { createProviderStore } from './provider.store';
 import { createSessionStore } from './session.store';
 import { createSettingsStore } from './settings.store';
+import { createSummaryStore } from './summary.store';
 import { createUsageStore } from './usage.store';
 
 export interface CarrelStores {
@@ -37,6 +39,7 @@ export interface CarrelStores {
   providers: ProviderStore;
   settings: SettingsStore;
   usage: UsageStore;
+  summaries: SummaryStore;
   backup: Backup;
 }
 
@@ -51,6 +54,7 @@ export function createStores(db: CarrelDb, clock: Clock, ids: Ids): CarrelStores
     providers: createProviderStore(db),
     settings: createSettingsStore(db, clock),
     usage: createUsageStore(db, clock, ids),
+    summaries: createSummaryStore(db),
     backup: createBackupService(db, clock),
   };
 }

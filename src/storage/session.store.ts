@@ -46,9 +46,10 @@ export function createSessionStore(db: CarrelDb, clock: Clock): SessionStore {
     /** Deletes the session with its messages and usage records, in one transaction. */
     delete: (id: SessionId) =>
       guardStorage(db, () =>
-        db.transaction('rw', [db.sessions, db.messages, db.usage], async () => {
+        db.transaction('rw', [db.sessions, db.messages, db.usage, db.summaries], async () => {
           await db.messages.where('sessionId').equals(id).delete();
           await db.usage.where('sessionId').equals(id).delete();
+          await db.summaries.where('sessionId').equals(id).delete();
           await db.sessions.delete(id);
         }),
       ),

@@ -5,7 +5,9 @@ import {
   historyStrategySchema,
   modelInfoSchema,
   providerKindSchema,
+  asProviderId,
   type ChatMessageSimple,
+  type ChatSummary,
 } from '../../src/core/model';
 import type { TokenCounter } from '../../src/core/ports';
 import { buildFrozenClock } from './clock';
@@ -132,6 +134,10 @@ export const contextCaseSchema = z.object({
   calibrationFactor: z.number().positive().optional(),
   userName: z.string().optional(),
   chain: z.array(messageSpecSchema),
+  /** Stored summaries: each covers the chain from its start through message `throughIndex`. */
+  summaries: z
+    .array(z.object({ throughIndex: z.number().int().nonnegative(), text: z.string(), isUndone: z.boolean().optional() }))
+    .optional(),
   turnSteps: z.array(stepSpecSchema).optional(),
 });
 export type ContextCase = z.infer<typeof contextCaseSchema>;
@@ -171,6 +177,30 @@ function buildMessage(spec: z.infer<typeof messageSpecSchema>): ChatMessageSimpl
   return buildAssistantMessage({ steps, ...flags });
 }
 
+/** A stored summary of the chain through one of its messages, as compaction would store it. */
+export function buildSummary(
+  chain: readonly ChatMessageSimple[],
+  spec: { throughIndex: number; text: string; isUndone?: boolean },
+  index: number,
+  tokenCounter: TokenCounter,
+): ChatSummary {
+  const covered = chain.slice(0, spec.throughIndex + 1);
+  const last = covered.at(-1);
+  if (last === undefined) throw new Error(`No message ${spec.throughIndex} to summarise through.`);
+  return {
+    id: `summary-${index + 1}`,
+    sessionId: last.sessionId,
+    lastMessageId: last.id,
+    coveredIds: covered.map((message) => message.id),
+    previousSummaryId: index > 0 ? `summary-${index}` : null,
+    text: spec.text,
+    tokenCount: tokenCounter.count(spec.text),
+    model: { providerId: asProviderId('summariser'), modelId: 'summary-model' },
+    createdAt: 1_700_000_000_000 + index,
+    ...(spec.isUndone === true ? { undoneAt: 1_700_000_100_000 } : {}),
+  };
+}
+
 export function buildContextInput(spec: ContextCase, tokenCounter: TokenCounter): ContextInput {
   const agent = buildAgent({
     ...(spec.agent?.prompt !== undefined ? { prompt: spec.agent.prompt } : {}),
@@ -188,8 +218,10 @@ export function buildContextInput(spec: ContextCase, tokenCounter: TokenCounter)
       : {}),
     ...(spec.agent?.uploadShare !== undefined ? { uploadShare: spec.agent.uploadShare } : {}),
   });
+  const chain = buildChain(spec.chain.map(buildMessage));
   return {
-    chain: buildChain(spec.chain.map(buildMessage)),
+    chain,
+    ...(spec.summaries ? { summaries: spec.summaries.map((summary, index) => buildSummary(chain, summary, index, tokenCounter)) } : {}),
     ...(spec.turnSteps ? { turnSteps: spec.turnSteps.map(buildStep) } : {}),
     agent,
     project: spec.project

@@ -58,6 +58,7 @@ function describeResult(result: Result<AssembledContext, ContextError>, spec: Co
       tokens: item.tokens,
       ...(item.sourceId ? { sourceId: item.sourceId } : {}),
       ...(item.label ? { label: item.label } : {}),
+      ...(item.summaryOf ? { summaryOf: item.summaryOf } : {}),
       content: describeContent(item.message),
     })),
     dropped: context.dropped,

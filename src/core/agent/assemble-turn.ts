@@ -23,6 +23,7 @@ import {
   type AgentId,
   type Attachment,
   type ChatMessageSimple,
+  type ChatSummary,
   type Citation,
   type ModelInfo,
   type Project,
@@ -41,6 +42,7 @@ import type {
   ProjectStore,
   ProviderStore,
   SessionStore,
+  SummaryStore,
   TokenCounter,
 } from '../ports';
 import type { Result } from '../../util/result';
@@ -69,6 +71,8 @@ export interface TurnToolSource {
 export interface TurnPorts {
   agents: AgentStore;
   projects: ProjectStore;
+  /** The chat's stored summaries of its oldest turns (compaction); absent: none are read. */
+  summaries?: Pick<SummaryStore, 'listBySession'>;
   clock: Clock;
   tokens: TokenCounter;
   projectFiles: ProjectFilesPort;
@@ -87,7 +91,9 @@ export interface ResolvedTurn {
   chain: ChatMessageSimple[];
   agent: Agent | null;
   /** The chat's own generation settings over the agent's; null for a new chat. */
-  session: Pick<Session, 'generationOverride'> | null;
+  session: Pick<Session, 'id' | 'generationOverride'> | null;
+  /** The chat's summaries; the branch's newest one not undone stands in for the turns it covers. */
+  summaries: readonly ChatSummary[];
   project: Project | null;
   systemPromptOverride: string | null;
   calibration: TokenCalibration;
@@ -114,24 +120,26 @@ export interface PreparedContext {
 export async function resolveTurn(
   scope: {
     chain: ChatMessageSimple[];
-    session: Pick<Session, 'generationOverride'> | null;
+    session: Pick<Session, 'id' | 'generationOverride'> | null;
     agentId: AgentId | null;
     projectId: ProjectId | null;
   },
   ports: TurnPorts,
   tools: { confirmation: ConfirmationPort; signal: AbortSignal },
 ): Promise<ResolvedTurn> {
-  const [agent, project, systemPromptOverride, calibration, toolSource] = await Promise.all([
+  const [agent, project, systemPromptOverride, calibration, toolSource, summaries] = await Promise.all([
     scope.agentId ? ports.agents.get(scope.agentId).then((found) => found ?? null) : null,
     scope.projectId ? ports.projects.get(scope.projectId).then((found) => found ?? null) : null,
     ports.loadSystemPrompt(),
     ports.loadCalibration(),
     ports.loadTools(tools.confirmation, tools.signal),
+    scope.session && ports.summaries ? ports.summaries.listBySession(scope.session.id) : [],
   ]);
   const projectFiles = project ? await ports.projectFiles.list(project) : [];
   return {
     chain: scope.chain,
     session: scope.session,
+    summaries,
     agent,
     project,
     systemPromptOverride,
@@ -187,6 +195,7 @@ export function prepareContext(
       clock: ports.clock,
       tokenCounter: ports.tokens,
       calibrationFactor,
+      summaries: turn.summaries,
     });
     if (!result.ok) return { ok: false, error: { code: result.error.code, message: result.error.message } };
     onAssembled?.(result.value);

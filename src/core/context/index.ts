@@ -45,3 +45,16 @@ export {
   INCOMPLETE_TOOL_RESULT,
 } from './render/render-assistant';
 export type * from './types';
+export {
+  planCompaction,
+  buildSummaryRequest,
+  describeForSummary,
+  coveredIdsThrough,
+  findUndoableSummary,
+  COMPACTION_THRESHOLD,
+  KEEP_VERBATIM_RATIO,
+  SUMMARY_INSTRUCTIONS,
+  type CompactionPlan,
+  type SummaryRequest,
+} from './compaction';
+export { findActiveSummary, renderSummaryText } from './summary-block';

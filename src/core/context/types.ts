@@ -2,6 +2,7 @@ import type {
   Agent,
   AssistantStep,
   ChatMessageSimple,
+  ChatSummary,
   HistoryStrategy,
   LlmMessage,
   MessageId,
@@ -25,7 +26,8 @@ export type ContextKind =
   | 'tool_result'
   | 'reminder'
   | 'skipped'
-  | 'forgotten_files';
+  | 'forgotten_files'
+  | 'summary';
 
 export type ProjectMode = 'inline' | 'search';
 
@@ -38,6 +40,8 @@ export interface ContextMessage {
   sourceId?: MessageId;
   /** A short human note for the inspector, e.g. "replaces the system prompt". */
   label?: string;
+  /** A summary block: the stored messages it stands for, oldest first. */
+  summaryOf?: MessageId[];
 }
 
 /** A tool on offer this cycle; `usage` and `isSearch` come from the tool's own file. */
@@ -84,6 +88,11 @@ export interface ContextInput {
    * Defaults to removeDisplayArtifacts.
    */
   removeFromText?: (text: string) => string;
+  /**
+   * The session's stored summaries (compaction); the newest one not undone whose last message
+   * is in this chain's history stands in for the messages it covers.
+   */
+  summaries?: readonly ChatSummary[];
   clock: Clock;
   tokenCounter: TokenCounter;
 }
@@ -96,7 +105,13 @@ export interface ContextBudget {
   inputBudget: number;
 }
 
-export type DropReason = 'excluded' | 'strategy' | 'budget' | 'project_search_mode';
+export type DropReason =
+  | 'excluded'
+  | 'strategy'
+  | 'budget'
+  | 'project_search_mode'
+  /** Stands in the context as part of a summary block (compaction). */
+  | 'summarised';
 
 export interface DroppedItem {
   kind: ContextKind;

@@ -59,6 +59,11 @@ export const agentSchema = z.object({
    * inline project files); the rest is for history. DEFAULT_UPLOAD_SHARE when not set.
    */
   uploadShare: z.number().min(0).max(MAX_UPLOAD_SHARE).optional(),
+  /**
+   * Long chats are summarised in the background when their history passes a share of its
+   * budget (compaction); false turns that off for this agent. On when not set.
+   */
+  isCompactionEnabled: z.boolean().optional(),
   isBuiltIn: z.boolean(),
   createdAt: z.number(),
   updatedAt: z.number(),

@@ -9,3 +9,4 @@ export * from './generation';
 export * from './project';
 export * from './provider-key';
 export * from './plain-title';
+export * from './summary';

@@ -24,6 +24,7 @@ import type { TurnToolKit } from './mcp/web-and-mcp-tools';
 import { nameSession } from './name-session';
 import { createProjectFiles } from './project-files';
 import { recoverStreaming } from './recover-streaming';
+import { createCompactionRunner } from './compaction-runner';
 import { createRuns } from './runs';
 import { searchProjectFiles } from './search-project-files';
 import { createSentRequestLog } from './sent-requests';
@@ -79,9 +80,11 @@ export function createAgentHost(host: AgentHostDeps): AgentWorkerApi {
     // Keeps each project's index between searches until its files or chunks change.
     watchWrites: (onWrite) => watchTableWrites(host.db, ['files', 'chunks'], onWrite),
   });
+  const compaction = createCompactionRunner({ ...host, ...stores });
   const turnPorts: TurnPorts = {
     agents: stores.agents,
     projects: stores.projects,
+    summaries: stores.summaries,
     clock: host.clock,
     tokens: host.tokens,
     projectFiles,
@@ -134,6 +137,10 @@ export function createAgentHost(host: AgentHostDeps): AgentWorkerApi {
           console.warn('Could not name the chat:', error),
         );
       }
+      // Long chats are summarised after a saved turn, in the background.
+      if (value.stopReasons.includes('completed')) {
+        void compaction.afterTurn(value.sessionId).catch((error: unknown) => console.warn('Could not compact the chat:', error));
+      }
       return value;
     },
   });
@@ -151,6 +158,9 @@ export function createAgentHost(host: AgentHostDeps): AgentWorkerApi {
 
   return {
     send: (runId, request, onPackets, onConfirm) => runs.send(runId, request, onPackets, onConfirm),
+    compactNow: (sessionId) => asResult(() => compaction.compactNow(sessionId)),
+    undoCompaction: (sessionId) => asResult(() => compaction.undo(sessionId)),
+    listSummaries: (sessionId) => asResult(() => compaction.list(sessionId)),
     recoverInterrupted: () => recoverStreaming(recoverDeps),
     sessionCacheStats: () => Promise.resolve(chainCache.stats()),
     stop: (runIdOrSessionId) => Promise.resolve(runs.stop(runIdOrSessionId)),
@@ -206,4 +216,13 @@ export function createAgentHost(host: AgentHostDeps): AgentWorkerApi {
       );
     },
   };
+}
+
+/** A call's errors as a WorkerResult, as every result call of the contract answers. */
+async function asResult<T>(call: () => Promise<T>): Promise<WorkerResult<T>> {
+  try {
+    return { ok: true, value: await call() };
+  } catch (error) {
+    return { ok: false, error: toWorkerError(error) };
+  }
 }

@@ -7,7 +7,7 @@ import type { PreviewRequest as PreviewContextRequest } from '../../core/agent/a
 import type { SendMessageRequest, TurnResult } from '../../core/agent/process-message';
 import type { Packet } from '../../core/agent/packets';
 import type { AssembledContext } from '../../core/context';
-import { projectIdSchema, type ModelInfo } from '../../core/model';
+import { projectIdSchema, type ChatSummary, type ModelInfo } from '../../core/model';
 import type { McpServerConfig } from '../../core/model/settings';
 import type { ConfirmationRequest, KeywordOnlyReason, ProjectSearchHit, ProjectSearchMode } from '../../core/ports';
 import type { SearchBackendConfig } from '../../core/agent/tools/search-backends/search-backend';
@@ -17,7 +17,7 @@ import type { CallKinds, WorkerError, WorkerResult } from '../protocol';
 /** The settings screen's shapes (web tools, MCP servers), for the UI side of the Test buttons. */
 export type { McpServerConfig, SearchBackendConfig, WebToolSettings };
 
-export type { AssembledContext, ConfirmationRequest, Packet, PreviewContextRequest, SendMessageRequest, TurnResult };
+export type { AssembledContext, ChatSummary, ConfirmationRequest, Packet, PreviewContextRequest, SendMessageRequest, TurnResult };
 export type { KeywordOnlyReason, WorkerError, WorkerResult };
 
 /** Longer queries are not searches but pasted documents; the search box refuses them plainly. */
@@ -98,6 +98,15 @@ export interface AgentWorkerApi {
   searchProject(searchId: string, request: ProjectSearchRequest): Promise<WorkerResult<ProjectSearchResult>>;
   /** Cancels a project search still running; an unknown or finished id is ignored. */
   cancelProjectSearch(searchId: string): Promise<void>;
+  /**
+   * "Compact now": summarises the oldest turns of the chat's visible branch (the newest stay
+   * verbatim); null when there is nothing to summarise. Nothing is deleted.
+   */
+  compactNow(sessionId: string): Promise<WorkerResult<ChatSummary | null>>;
+  /** "Undo compaction": the visible branch's summary is kept but no longer sent; null if none. */
+  undoCompaction(sessionId: string): Promise<WorkerResult<ChatSummary | null>>;
+  /** The chat's summaries, undone ones too, oldest first. */
+  listSummaries(sessionId: string): Promise<WorkerResult<ChatSummary[]>>;
 }
 
 /** What agent.worker.ts exposes: the API, plus the wiring the composition root does once. */
@@ -121,4 +130,7 @@ export const AGENT_CALLS: CallKinds<AgentWorkerApi> = {
   stopModel: 'throws',
   searchProject: 'result',
   cancelProjectSearch: 'throws',
+  compactNow: 'result',
+  undoCompaction: 'result',
+  listSummaries: 'result',
 };

@@ -44,6 +44,9 @@ export function createAgentClient(options: AgentClientOptions = {}): AgentClient
     previewContext: (request) => api.previewContext(request),
     lastRequest: (userMessageId) => api.lastRequest(userMessageId),
     countTokens: (text) => api.countTokens(text),
+    compactNow: (sessionId) => api.compactNow(sessionId),
+    undoCompaction: (sessionId) => api.undoCompaction(sessionId),
+    listSummaries: (sessionId) => api.listSummaries(sessionId),
     async searchProject(request, signal) {
       if (signal.aborted) return { ok: false, error: SEARCH_CANCELLED };
       const searchId = crypto.randomUUID();

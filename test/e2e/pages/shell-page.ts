@@ -16,7 +16,7 @@ export class ShellPage {
     return this.sidebar.getByRole('region', { name });
   }
 
-  async sessionAction(title: string, action: 'Pin' | 'Unpin' | 'Rename' | 'Archive' | 'Unarchive' | 'Delete'): Promise<void> {
+  async sessionAction(title: string, action: 'Pin' | 'Unpin' | 'Rename' | 'Archive' | 'Unarchive' | 'Delete' | 'Compact now' | 'Undo compaction'): Promise<void> {
     await this.sessionRow(title).getByRole('button', { name: `Actions for ${title}` }).click();
     await this.sessionRow(title).getByRole('button', { name: action, exact: true }).click();
   }

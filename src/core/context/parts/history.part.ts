@@ -1,6 +1,7 @@
 import type { ChatMessageSimple } from '../../model';
 import { priceAssistantSteps } from '../render/render-assistant';
 import { priceUserMessage } from '../render/render-user';
+import { findActiveSummary, SummaryBlock } from '../summary-block';
 import type { DroppedItem } from '../types';
 import type { BlockPricing } from './block-pricing';
 import type { Block, ContextPart, PartEnv } from './part';
@@ -42,18 +43,32 @@ function priceOlderMessage(
 /**
  * Earlier turns, oldest first: files stay just above the message they came with, tool results
  * are replaced by a placeholder, pinned messages are required. Excluded messages are reported,
- * never sent. Blocks are priced here and rendered only if the trim keeps them.
+ * never sent. A stored summary stands first in place of the messages it covers (reported as
+ * summarised; a pinned one still goes). Blocks are priced here and rendered only if the trim
+ * keeps them.
  */
 export const historyPart: ContextPart = {
   id: 'history',
   collect(env) {
     const blocks: Block[] = [];
+    const dropped: DroppedItem[] = [];
+    const active = findActiveSummary(env.conversation, env.input.summaries, env.anchorIndex);
+    const coveredUntil = active?.lastIndex ?? -1;
+    if (active !== null) blocks.push(new SummaryBlock(active.summary, env.meter));
     for (let index = 0; index < env.anchorIndex; index++) {
       const message = env.conversation[index];
       if (message === undefined) continue;
-      for (const block of priceOlderMessage(env, message, message.isPinned)) blocks.push(block);
+      const isCovered = index <= coveredUntil && !message.isPinned;
+      for (const block of priceOlderMessage(env, message, message.isPinned)) {
+        if (!isCovered) {
+          blocks.push(block);
+          continue;
+        }
+        for (const item of block.price()) {
+          dropped.push({ kind: item.kind, reason: 'summarised', tokens: item.tokens, sourceId: message.id });
+        }
+      }
     }
-    const dropped: DroppedItem[] = [];
     for (const message of env.excluded) {
       for (const block of priceOlderMessage(env, message, false)) {
         for (const item of block.price()) {
