@@ -230,7 +230,8 @@ test('an existing chat shows its context figure at once on desktop: opened by it
   const opened = await context.newPage();
   await opened.setViewportSize({ width: 1280, height: 800 });
   await opened.goto(france);
-  await expect(opened.getByText('Paris is the capital of France.')).toBeVisible();
+  // The answer, not the title the chat may have taken from it.
+  await expect(opened.getByTestId('answer-text').getByText('Paris is the capital of France.')).toBeVisible();
   await expect(opened.getByTestId('context-tokens')).toHaveText(franceFigure ?? '');
   // The phone layout shows the same figure for the same chat.
   await opened.setViewportSize({ width: 390, height: 844 });
@@ -239,7 +240,7 @@ test('an existing chat shows its context figure at once on desktop: opened by it
 
   // Reloaded.
   await page.reload();
-  await expect(page.getByText('Madrid is the capital of Spain')).toBeVisible();
+  await expect(page.getByTestId('answer-text').getByText('Madrid is the capital of Spain')).toBeVisible();
   await expect(figure).toHaveText(spainFigure ?? '');
 
   // Switched to from the sidebar, both ways.

@@ -16,7 +16,7 @@ import type { CarrelDb } from '../../storage/db';
 import { createSessionCache, createStores } from '../../storage';
 import { watchTableWrites } from '../../storage/watch-writes';
 import { parseCall } from '../protocol';
-import { SEARCH_CANCELLED, type AgentWorkerApi } from './agent.api';
+import { SEARCH_CANCELLED, type AgentWorkerApi, type WorkerResult } from './agent.api';
 import type { RelayChannel } from './answer-relay';
 import { createHttpFetcher } from './http-fetcher';
 import { testMcpServer } from './mcp/mcp-client';
