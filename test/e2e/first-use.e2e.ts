@@ -211,19 +211,32 @@ test('an existing chat shows its context figure at once on desktop: opened by it
   await new OnboardingPage(page).connectCustom({ baseUrl: `${llm.url}/v1`, model: 'gpt-4o-mini' });
   const figure = page.getByTestId('context-tokens');
   const figures = /^\d+(\.\d)?k? \/ 128k$/;
+  /** The figure once the preview after the answer has come back: two reads apart agree. */
+  const settledFigure = async (): Promise<string> => {
+    let previous = '';
+    let current = '';
+    await expect
+      .poll(async () => {
+        previous = current;
+        current = (await figure.textContent()) ?? '';
+        return figures.test(current) && current === previous;
+      }, { intervals: [300], timeout: 10_000 })
+      .toBe(true);
+    return current;
+  };
   llm.setScenario({ kind: 'text', text: 'Paris is the capital of France.' });
   await chat.send('What is the capital of France?');
   await expect(chat.lastAnswer()).toHaveAttribute('data-status', 'complete');
   await expect(figure).toHaveText(figures);
   const france = page.url();
-  const franceFigure = await figure.textContent();
+  const franceFigure = await settledFigure();
   await chat.newChat();
   llm.setScenario({ kind: 'text', text: 'Madrid is the capital of Spain, and it has been since 1561, when the court moved there.' });
   await chat.send('What is the capital of Spain, and since when?');
   await expect(chat.lastAnswer()).toHaveAttribute('data-status', 'complete');
   await expect(figure).toHaveText(figures);
   const spain = page.url();
-  const spainFigure = await figure.textContent();
+  const spainFigure = await settledFigure();
   expect(spainFigure).not.toBe(franceFigure);
 
   // Opened by its address in a new tab: the figure comes without typing anything.
@@ -232,24 +245,24 @@ test('an existing chat shows its context figure at once on desktop: opened by it
   await opened.goto(france);
   // The answer, not the title the chat may have taken from it.
   await expect(opened.getByTestId('answer-text').getByText('Paris is the capital of France.')).toBeVisible();
-  await expect(opened.getByTestId('context-tokens')).toHaveText(franceFigure ?? '');
+  await expect(opened.getByTestId('context-tokens')).toHaveText(franceFigure);
   // The phone layout shows the same figure for the same chat.
   await opened.setViewportSize({ width: 390, height: 844 });
-  await expect(opened.getByTestId('context-tokens')).toHaveText(franceFigure ?? '');
+  await expect(opened.getByTestId('context-tokens')).toHaveText(franceFigure);
   await opened.close();
 
   // Reloaded.
   await page.reload();
   await expect(page.getByTestId('answer-text').getByText('Madrid is the capital of Spain')).toBeVisible();
-  await expect(figure).toHaveText(spainFigure ?? '');
+  await expect(figure).toHaveText(spainFigure);
 
   // Switched to from the sidebar, both ways.
   await chat.sessionLinks().filter({ hasText: /France|Paris/ }).click();
   await expect(page).toHaveURL(france);
-  await expect(figure).toHaveText(franceFigure ?? '');
+  await expect(figure).toHaveText(franceFigure);
   await chat.sessionLinks().filter({ hasText: /Spain|Madrid/ }).click();
   await expect(page).toHaveURL(spain);
-  await expect(figure).toHaveText(spainFigure ?? '');
+  await expect(figure).toHaveText(spainFigure);
 });
 
 for (const size of WIDTHS) {
