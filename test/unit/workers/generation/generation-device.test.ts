@@ -1,23 +1,11 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { chooseGenerationDevice, describeGenerationRuntime, findGpu } from '../../../../src/workers/generation/generation-device';
 import { createLocalLlmClient } from '../../../../src/workers/generation/local-llm-client';
-import { asProviderId, type ProviderConfig } from '../../../../src/core/model';
+import { builtInProvider } from '../../../builders';
 
 afterEach(() => vi.unstubAllGlobals());
 
-const BUILT_IN: ProviderConfig = {
-  id: asProviderId('built-in'),
-  name: 'Built-in model',
-  kind: 'local',
-  preset: 'local',
-  baseUrl: 'http://127.0.0.1:1/models',
-  apiKey: '',
-  headers: {},
-  models: [],
-  contextWindowOverrides: {},
-  createdAt: 0,
-  updatedAt: 0,
-};
+const BUILT_IN = builtInProvider();
 
 /** `navigator.gpu` as a browser has it: `requestAdapter` answers an adapter, null, or throws. */
 function fakeGpu(adapter: () => Promise<unknown>) {

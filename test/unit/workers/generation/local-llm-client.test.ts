@@ -1,28 +1,17 @@
 import { join } from 'node:path';
 import type { Remote } from 'comlink';
 import { describe, expect, it } from 'vitest';
-import { asProviderId, type LlmEvent, type ProviderConfig } from '../../../../src/core/model';
+import type { LlmEvent } from '../../../../src/core/model';
 import type { LlmRequest } from '../../../../src/core/ports';
 import { createLlmClient } from '../../../../src/llm';
 import type { GenerationWorkerApi } from '../../../../src/workers/generation/generation.api';
 import { createGenerationHost } from '../../../../src/workers/generation/generation-host';
 import { createLocalLlmClient } from '../../../../src/workers/generation/local-llm-client';
+import { builtInProvider } from '../../../builders';
 
 const MODELS = `${join(import.meta.dirname, '../../../fixtures/models')}/`;
 
-const BUILT_IN: ProviderConfig = {
-  id: asProviderId('built-in'),
-  name: 'Built-in model',
-  kind: 'local',
-  preset: 'local',
-  baseUrl: 'http://127.0.0.1:1/models',
-  apiKey: '',
-  headers: {},
-  models: ['carrel/tiny-chat'],
-  contextWindowOverrides: {},
-  createdAt: 0,
-  updatedAt: 0,
-};
+const BUILT_IN = builtInProvider();
 
 function request(maxOutputTokens: number): LlmRequest {
   return {
