@@ -93,8 +93,7 @@ export function createMockModelFiles(modelsDir: string = DEFAULT_MODELS_DIR): Mo
         if (!isProbe) {
           if (
             held !== null &&
-            heldFromByte !== null &&
-            start >= heldFromByte &&
+            (heldFromByte === null || start >= heldFromByte) &&
             url.pathname.endsWith(heldSuffix)
           )
             await held;
