@@ -38,6 +38,24 @@ function runReport(
   return JSON.parse(readFileSync(reportPath, 'utf8'));
 }
 
+/** Runs Playwright on a scratch folder holding `specs` (file name → source); returns its JSON report. */
+function runPlaywright(name: string, specs: Record<string, string>): unknown {
+  const dir = join(scratch, name);
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(
+    join(dir, 'playwright.config.mjs'),
+    "export default { testDir: '.', testMatch: '*.spec.mjs', outputDir: './out', workers: 1 };\n",
+  );
+  for (const [file, source] of Object.entries(specs)) writeFileSync(join(dir, file), source);
+  const reportPath = join(dir, 'report.json');
+  return runReport(
+    join(process.cwd(), 'node_modules', '.bin', 'playwright'),
+    ['test', '--config', join(dir, 'playwright.config.mjs'), '--reporter=json'],
+    reportPath,
+    { PLAYWRIGHT_JSON_OUTPUT_NAME: reportPath },
+  );
+}
+
 describe('npm test counts', () => {
   it('counts a Vitest file that fails to load as a failure, and skipped tests as skipped', () => {
     const dir = join(scratch, 'vitest');
@@ -80,27 +98,11 @@ describe('npm test counts', () => {
   }, 60_000);
 
   it('counts a Playwright spec that fails to load as a failure', () => {
-    const dir = join(scratch, 'playwright');
-    mkdirSync(dir, { recursive: true });
-    writeFileSync(
-      join(dir, 'playwright.config.mjs'),
-      "export default { testDir: '.', testMatch: '*.spec.mjs', outputDir: './out', workers: 1 };\n",
-    );
-    writeFileSync(
-      join(dir, 'good.spec.mjs'),
-      "import { test } from '@playwright/test';\ntest('passes', () => {});\ntest.skip('is skipped', () => {});\n",
-    );
-    writeFileSync(
-      join(dir, 'broken.spec.mjs'),
-      "import { test } from '@playwright/test';\nthrow new Error('does not load');\n",
-    );
-    const reportPath = join(dir, 'report.json');
-    const report = runReport(
-      join(process.cwd(), 'node_modules', '.bin', 'playwright'),
-      ['test', '--config', join(dir, 'playwright.config.mjs'), '--reporter=json'],
-      reportPath,
-      { PLAYWRIGHT_JSON_OUTPUT_NAME: reportPath },
-    );
+    const report = runPlaywright('playwright', {
+      'good.spec.mjs':
+        "import { test } from '@playwright/test';\ntest('passes', () => {});\ntest.skip('is skipped', () => {});\n",
+      'broken.spec.mjs': "import { test } from '@playwright/test';\nthrow new Error('does not load');\n",
+    });
     // Playwright runs nothing when a spec does not load; the load error is the failure.
     expect(playwrightCounts(report)).toEqual({ passed: 0, failed: 1, skipped: 0 });
     expect(playwrightFailures(report)).toEqual([
@@ -109,23 +111,10 @@ describe('npm test counts', () => {
   }, 60_000);
 
   it('names a failed Playwright test with its error', () => {
-    const dir = join(scratch, 'playwright-failing');
-    mkdirSync(dir, { recursive: true });
-    writeFileSync(
-      join(dir, 'playwright.config.mjs'),
-      "export default { testDir: '.', testMatch: '*.spec.mjs', outputDir: './out', workers: 1 };\n",
-    );
-    writeFileSync(
-      join(dir, 'mixed.spec.mjs'),
-      "import { test, expect } from '@playwright/test';\ntest('passes', () => {});\ntest('fails', () => { expect(1, 'one is two').toBe(2); });\n",
-    );
-    const reportPath = join(dir, 'report.json');
-    const report = runReport(
-      join(process.cwd(), 'node_modules', '.bin', 'playwright'),
-      ['test', '--config', join(dir, 'playwright.config.mjs'), '--reporter=json'],
-      reportPath,
-      { PLAYWRIGHT_JSON_OUTPUT_NAME: reportPath },
-    );
+    const report = runPlaywright('playwright-failing', {
+      'mixed.spec.mjs':
+        "import { test, expect } from '@playwright/test';\ntest('passes', () => {});\ntest('fails', () => { expect(1, 'one is two').toBe(2); });\n",
+    });
     expect(playwrightCounts(report)).toEqual({ passed: 1, failed: 1, skipped: 0 });
     expect(playwrightFailures(report)).toEqual([
       expect.stringMatching(/^mixed\.spec\.mjs: fails: .*one is two/),
