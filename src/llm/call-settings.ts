@@ -1,7 +1,7 @@
 import type { streamText } from 'ai';
 import { MIN_THINKING_BUDGET, type ModelInfo } from '../core/model';
 import type { LlmRequest } from '../core/ports';
-import { resolveModelInfo } from './model-catalog';
+import { resolveModelInfo } from '../core/model/model-catalog';
 
 type ProviderOptions = NonNullable<Parameters<typeof streamText>[0]['providerOptions']>;
 

@@ -66,6 +66,8 @@ export {
   estimateStorage,
   requestPersistence,
   NEARLY_FULL_RATIO,
+  type EstimatableStorage,
+  type PersistableStorage,
   type StorageEstimateReport,
 } from './persistence';
 export { createSessionCache, type SessionCache, type SessionCacheStats } from './session-cache';

@@ -11,7 +11,7 @@ import type { Tool } from '../../core/agent/tools/tool';
 import { renderNumberedDocuments } from '../../core/context';
 import type { ProviderConfig, SessionId } from '../../core/model';
 import type { Clock, ConfirmationPort, Embedder, Ids, LlmClient, Scheduler, SettingsStore, TokenCounter } from '../../core/ports';
-import { resolveModelInfo } from '../../llm/model-catalog';
+import { resolveModelInfo } from '../../core/model/model-catalog';
 import type { CarrelDb } from '../../storage/db';
 import { createSessionCache, createStores } from '../../storage';
 import { watchTableWrites } from '../../storage/watch-writes';
