@@ -57,6 +57,11 @@ export interface LlmRequest {
    * marked message (Anthropic); the others cache stable prefixes on their own.
    */
   cacheBreakpoints?: number[];
+  /**
+   * A stable key for the conversation: providers that route requests by it (OpenAI's
+   * `prompt_cache_key`) send a chat's turns to the machine that holds its cached prefix.
+   */
+  cacheKey?: string;
 }
 
 export interface LlmClient {

@@ -297,6 +297,7 @@ async function runModel(args: RunModelArgs): Promise<{ message: AssistantMessage
           modelId: args.modelRef.modelId,
           maxOutputTokens: generation.maxOutputTokens,
           controls: generation.controls,
+          cacheKey: args.session.id,
         },
         tools: prepared.tools,
         signal,
