@@ -283,6 +283,7 @@ async function runModel(args: RunModelArgs): Promise<{ message: AssistantMessage
     userMessageId: args.userMessage.id,
     assistantMessageId: base.id,
   });
+  for (const message of args.turn.toolSource.warnings ?? []) emitter.emit({ type: 'warning', message });
 
   let outcome: LoopOutcome;
   try {

@@ -93,7 +93,7 @@ export function createAgentHost(host: AgentHostDeps): AgentWorkerApi {
     loadCalibration: () => loadTokenCalibration(settings),
     async loadTools(confirmation, signal) {
       const kit = host.loadTurnTools ? await host.loadTurnTools({ settings, confirmation }, signal) : undefined;
-      return { toolsFor: (scope) => kit?.createTools(scope) ?? [] };
+      return { toolsFor: (scope) => kit?.createTools(scope) ?? [], warnings: kit?.warnings ?? [] };
     },
     ...(host.tools ? { baseTools: host.tools } : {}),
   };
