@@ -7,7 +7,7 @@
  */
 import { cpus, loadavg } from 'node:os';
 import { startBrowserBench, openBenchPage } from './lib/bench-browser';
-import { createSection, emitSection, type BenchSection } from './lib/report';
+import { createSection, emitSection, spreadOf, type BenchSection } from './lib/report';
 import { measureRetrieval, type RetrievalFigures } from './lib/retrieval-workload';
 
 const RUNS: ReadonlyArray<{ size: number; queries: number; targetMs: number; target: string }> = [
@@ -36,6 +36,30 @@ function addFigures(
       spread: figures.keyword,
     });
   }
+  if (figures.fuzzyLookup !== null) {
+    section.figures.push({
+      name: `${where}: fuzzy term lookups per query (term dictionary), ${size} chunks`,
+      unit: 'ms',
+      spread: figures.fuzzyLookup.dictionary,
+      baseline: {
+        name: 'MiniSearch radix tree',
+        unit: 'ms',
+        spread: figures.fuzzyLookup.radixTree,
+      },
+      ratioLabel: '× the speed of the radix tree',
+    });
+  }
+  section.figures.push({
+    name: `${where}: float32 vector index build (${figures.scan}), ${size} chunks`,
+    unit: 'ms',
+    spread: spreadOf(figures.vectorBuild.simd),
+    baseline: {
+      name: 'JavaScript loop build',
+      unit: 'ms',
+      spread: spreadOf(figures.vectorBuild.js),
+    },
+    ratioLabel: '× the speed of the JavaScript build',
+  });
   section.figures.push({
     name: `${where}: float32 vector ranking (${figures.scan}), ${size} chunks`,
     unit: 'ms',

@@ -48,6 +48,12 @@ export const KEYWORD_STOP_WORDS: ReadonlySet<string> = new Set(
   ),
 );
 
+/** How many edits a query term may be from a term it matches fuzzily: 0 for short terms. */
+export function measureFuzzyDistance(term: string): number {
+  if (term.length < FUZZY_FROM_LENGTH) return 0;
+  return Math.min(MAX_FUZZY_DISTANCE, Math.round(term.length * FUZZY_RATIO));
+}
+
 export function normalizeTerm(term: string): string | null {
   const lower = term.toLowerCase();
   return KEYWORD_STOP_WORDS.has(lower) ? null : lower;
@@ -105,15 +111,13 @@ export function createKeywordIndex(documents: readonly KeywordDocument[]): Keywo
         expansions.push({ termId, weight });
       });
     }
-    if (term.length >= FUZZY_FROM_LENGTH) {
-      const maxDistance = Math.min(MAX_FUZZY_DISTANCE, Math.round(term.length * FUZZY_RATIO));
-      if (maxDistance > 0) {
-        dictionary.forEachWithin(term, maxDistance, (candidate, termId, distance) => {
-          if (distance === 0 || prefixed.has(termId)) return;
-          const weight = (FUZZY_WEIGHT * candidate.length) / (candidate.length + distance);
-          expansions.push({ termId, weight });
-        });
-      }
+    const maxDistance = measureFuzzyDistance(term);
+    if (maxDistance > 0) {
+      dictionary.forEachWithin(term, maxDistance, (candidate, termId, distance) => {
+        if (distance === 0 || prefixed.has(termId)) return;
+        const weight = (FUZZY_WEIGHT * candidate.length) / (candidate.length + distance);
+        expansions.push({ termId, weight });
+      });
     }
     return expansions;
   }
