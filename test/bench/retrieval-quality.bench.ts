@@ -6,21 +6,20 @@
  *
  *     npx tsx test/bench/retrieval-quality.bench.ts
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { z } from 'zod';
-import { loadCorpusChunks, type CorpusChunk } from '../unit/core/rag/corpus';
+import {
+  SQLITE_API_DIR,
+  loadCorpusChunks,
+  loadLabelledQuestions,
+  type CorpusChunk,
+} from '../unit/core/rag/corpus';
 import { embedByHashing } from './lib/hashing-embedding';
 import { createSection, emitSection } from './lib/report';
 import { ENGINES, type SearchMode } from './lib/retrieval-peers';
 
-const CORPUS = join(import.meta.dirname, '../fixtures/documents/sqlite-api');
 /** Smaller than the app's 450 so that ten hits are a small share of the set (about 2%). */
 const CHUNK_TOKENS = 128;
 const K = 10;
 const MODEL = 'hashing-384';
-
-const labelledQuerySchema = z.object({ query: z.string(), section: z.string() });
 
 interface ModeQuality {
   recall: number;
@@ -29,10 +28,8 @@ interface ModeQuality {
 }
 
 async function main(): Promise<void> {
-  const questions = z
-    .array(labelledQuerySchema)
-    .parse(JSON.parse(readFileSync(join(CORPUS, 'queries.json'), 'utf8')));
-  const chunks: CorpusChunk[] = loadCorpusChunks(CORPUS, CHUNK_TOKENS).map((chunk) => ({
+  const questions = loadLabelledQuestions(SQLITE_API_DIR);
+  const chunks: CorpusChunk[] = loadCorpusChunks(SQLITE_API_DIR, CHUNK_TOKENS).map((chunk) => ({
     ...chunk,
     embedding: embedByHashing(chunk.text),
     embeddingModel: MODEL,

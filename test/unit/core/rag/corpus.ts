@@ -22,6 +22,18 @@ export function loadKnownAnswers(): KnownAnswer[] {
     .parse(JSON.parse(readFileSync(join(CORPUS_DIR, 'queries.json'), 'utf8')));
 }
 
+/** The SQLite C interface documentation, with questions labelled by the section answering them. */
+export const SQLITE_API_DIR = join(import.meta.dirname, '../../../fixtures/documents/sqlite-api');
+
+const labelledQuestionSchema = z.object({ query: z.string(), section: z.string() });
+export type LabelledQuestion = z.infer<typeof labelledQuestionSchema>;
+
+export function loadLabelledQuestions(directory: string): LabelledQuestion[] {
+  return z
+    .array(labelledQuestionSchema)
+    .parse(JSON.parse(readFileSync(join(directory, 'queries.json'), 'utf8')));
+}
+
 export type CorpusChunk = RetrievalChunk & {
   fileName: string;
   location: string;
