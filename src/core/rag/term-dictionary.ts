@@ -68,15 +68,19 @@ export function createTermDictionary(terms: readonly string[]): TermDictionary {
     },
     forEachWithin(term, maxDistance, visit) {
       const length = term.length;
-      const width = length + 1;
       const deepest = length + maxDistance;
       const shortest = length - maxDistance;
-      const cells = (deepest + 1) * width;
+      // Only the band of cells within `maxDistance` of the diagonal is kept, one sentinel on
+      // each side: cell (depth, column) is at depth × band + column − depth + maxDistance + 1.
+      // Memory is linear in the query's length, however long a pasted token is.
+      const band = 2 * maxDistance + 3;
+      const shift = maxDistance + 1;
+      const cells = (deepest + 1) * band;
       if (matrix.length < cells) matrix = new Int32Array(cells);
       // Cells outside the band are never written and read as "too far".
       matrix.fill(maxDistance + 1, 0, cells);
-      for (let column = 0; column < width; column++) matrix[column] = column;
-      for (let depth = 0; depth <= deepest; depth++) matrix[depth * width] = depth;
+      for (let column = 0; column <= Math.min(length, maxDistance); column++)
+        matrix[column + shift] = column;
       const { units, depths, ends, termIdsAt, shortestBelow, longestBelow } = trie;
       let node = 0;
       while (node < units.length) {
@@ -90,9 +94,12 @@ export function createTermDictionary(terms: readonly string[]): TermDictionary {
           continue;
         }
         const unit = units[node] as number;
-        const row = depth * width;
-        const above = row - width;
-        let rowBest = matrix[row] as number;
+        // Row `depth` and the row above, each shifted so that a column indexes it directly.
+        const row = depth * band - depth + shift;
+        const above = row - band + 1;
+        // Column 0: the whole path deleted.
+        if (depth <= maxDistance) matrix[row] = depth;
+        let rowBest = depth;
         const last = Math.min(length, depth + maxDistance);
         for (let column = Math.max(1, depth - maxDistance); column <= last; column++) {
           const replace =
