@@ -126,23 +126,24 @@ function addPeerFigures(section: BenchSection, where: string, figures: PeerFigur
   });
 }
 
-async function main(): Promise<void> {
-  const loadAtStart = loadavg()[0] ?? 0;
-  const section = createSection(
-    'retrieval-peers',
-    '3b. Retrieval against MiniSearch and Orama (top-10, 384 dimensions)',
-  );
+/** Node, or with `--chromium` the bench page in Chromium: two sections, each its own process. */
+const isChromium = process.argv.includes('--chromium');
+const progress = (message: string): void => console.error(`[retrieval-peers] ${message}`);
+
+async function measureInNode(section: BenchSection): Promise<void> {
   for (const { size, queries: queryCount } of SIZES) {
     const { chunks, queries } = createCorpus(size, queryCount);
     const figures = await measurePeers(chunks, queries, {
       runs: RUNS,
       queryCount,
       measureMemory,
+      onProgress: progress,
     });
     addPeerFigures(section, 'Node', figures);
   }
-  const loadAfterNode = loadavg()[0] ?? 0;
+}
 
+async function measureInChromium(section: BenchSection): Promise<void> {
   const bench = await startBrowserBench({ retrieval: 'test/bench/pages/retrieval.page.ts' });
   try {
     const page = await openBenchPage(bench.browser, 'retrieval');
@@ -157,16 +158,32 @@ async function main(): Promise<void> {
         [size, queries, RUNS] as const,
       );
       addPeerFigures(section, 'Chromium', figures);
+      progress(`${size} chunks done`);
     }
   } finally {
     await bench.close();
   }
+}
+
+async function main(): Promise<void> {
+  const loadAtStart = loadavg()[0] ?? 0;
+  const section = isChromium
+    ? createSection(
+        'retrieval-peers-chromium',
+        '3b. Retrieval against MiniSearch and Orama in Chromium (top-10, 384 dimensions)',
+      )
+    : createSection(
+        'retrieval-peers',
+        '3b. Retrieval against MiniSearch and Orama in Node (top-10, 384 dimensions)',
+      );
+  if (isChromium) await measureInChromium(section);
+  else await measureInNode(section);
   section.notes.push(
-    'Same corpus and queries as bench 3 (40-word Zipf chunks, 384-d vectors around 256 topics; queries of 4 words plus a vector). Each engine is built 3 times, one at a time; a query figure pools the 3 runs (median and p5–p95 of every query), and "median per run" gives each run its own median. Ratio = peer / Carrel: above 1, Carrel is faster or smaller.',
+    'Same corpus and queries as bench 3 (40-word Zipf chunks, 384-d vectors around 256 topics; queries of 4 words plus a vector). Each engine is built 3 times, one at a time; in each run 3 untimed queries, then the timed ones; a query figure pools the 3 runs (median and p5–p95 of every query), and "median per run" gives each run its own median. Ratio = peer / Carrel: above 1, Carrel is faster or smaller.',
     "MiniSearch 7: Carrel's tokeniser and stop words, fields text and title (title ×1.5), OR, prefix for terms of 4+ letters, fuzzy 0.15 for 6+ — the settings Carrel's keyword index reproduces (the share of MiniSearch's top-10 it returns is listed; ties in score may order differently). Results are `search(query).slice(0, 10)`, as an app would use it.",
     "Orama 3: its English tokeniser without stemming, Carrel's stop words, title ×1.5, default prefix matching, no typo tolerance (Carrel does fuzzy matching on top, so Orama's full text does less work); vectors ranked with `similarity: -1` so every row counts as in Carrel (Orama's default 0.8 leaves most rows of a real model out); hybrid with Orama's own weighting of its min-max normalised BM25 and cosine. Carrel's hybrid is its project search: BM25 and cosine, 50 candidates each, fused by reciprocal rank, at most 3 chunks per file.",
     "Build: Carrel's hybrid retriever (BM25 + float32 vector matrix in wasm memory) against Orama's index of text and vectors; Carrel's BM25 index alone against MiniSearch. Memory (Node only): heap plus external memory (wasm memory and array buffers) after the build less before, after garbage collection, with the chunks already in memory; Chromium gives pages no exact figure for this.",
-    `Load average (1 min) at start, after Node and at the end: ${loadAtStart.toFixed(1)}, ${loadAfterNode.toFixed(1)} and ${(loadavg()[0] ?? 0).toFixed(1)} on ${cpus().length} cores.`,
+    `Load average (1 min) at start and end of this run: ${loadAtStart.toFixed(1)} and ${(loadavg()[0] ?? 0).toFixed(1)} on ${cpus().length} cores.`,
   );
   await emitSection(section);
 }

@@ -196,6 +196,8 @@ export interface PeerRunOptions {
   queryCount: number;
   /** Collects garbage and returns the bytes in use (heap plus external); Node only. */
   measureMemory?: () => number;
+  /** Told when each engine's run is done (a long bench shows where it is). */
+  onProgress?: (message: string) => void;
 }
 
 const median = (values: readonly number[]): number => {
@@ -208,13 +210,14 @@ const median = (values: readonly number[]): number => {
 
 /**
  * Builds each engine `runs` times over the same chunks (one at a time, the previous one dropped)
- * and times the same top-10 queries in each mode it supports, after one untimed pass.
+ * and times the same top-10 queries in each mode it supports, after a few untimed ones.
  */
 export async function measurePeers(
   chunks: readonly RetrievalChunk[],
   queries: readonly EngineQuery[],
   options: PeerRunOptions,
 ): Promise<PeerFigures> {
+  const report = options.onProgress ?? (() => undefined);
   const specs = [...ENGINES, carrelKeywordOnly];
   const figures = specs.map((spec): EngineFigures => ({
     engine: spec.id,
@@ -239,8 +242,8 @@ export async function measurePeers(
       for (const mode of modes) {
         const built = engine;
         const samples: number[] = [];
-        // One untimed pass over the queries, so the JIT has settled for every engine.
-        for (const query of queries) built.search(mode, query, TOP_10);
+        // A few untimed queries first, so the JIT has settled for every engine.
+        for (const query of queries.slice(0, WARMUP_QUERIES)) built.search(mode, query, TOP_10);
         for (let at = 0; at < options.queryCount; at++) {
           const query = queries[at % queries.length] as EngineQuery;
           const queryStart = performance.now();
@@ -256,6 +259,7 @@ export async function measurePeers(
         (figure.runMedianMs[mode] ??= []).push(median(samples));
       }
       engine = null;
+      report(`${chunks.length} chunks, run ${run + 1}: ${spec.label} done`);
     }
   }
   const carrelTops = keywordTops.get('carrel') ?? [];
@@ -273,3 +277,4 @@ export async function measurePeers(
 }
 
 const TOP_10 = 10;
+const WARMUP_QUERIES = 3;
