@@ -7,11 +7,12 @@
  * chunk that matches any query term and sorts them all. With OR over every term that is most
  * of a 100k-chunk project (60,000 objects per query in bench 3, 140–570 ms). Here the postings
  * are typed arrays, scores accumulate in one reused Float64Array, and a bounded top-k selection
- * takes the best `limit`. MiniSearch still provides the term dictionary (its radix tree, for
- * prefix and fuzzy lookups) and the tokenizer, and the tests check the rankings against it.
+ * takes the best `limit`. The term dictionary (term-dictionary.ts: a sorted list for prefixes,
+ * length groups and bit-parallel edit distance for fuzzy terms) finds the expansions; MiniSearch
+ * still provides the tokenizer, and the tests check the rankings against it.
  */
 import MiniSearch from 'minisearch';
-import SearchableMap from 'minisearch/SearchableMap';
+import { createTermDictionary } from './term-dictionary';
 import { selectTopRows } from './top-k';
 
 export interface RankedId {
@@ -41,15 +42,21 @@ const BM25_B = 0.7;
 const BM25_D = 0.5;
 
 /** Words too common to say anything about relevance. */
-const STOP_WORDS = new Set(
+export const KEYWORD_STOP_WORDS: ReadonlySet<string> = new Set(
   'a an and are as at be by for from has have how i in is it its of on or that the this to was were what when where which who why will with you your does do did can'.split(
     ' ',
   ),
 );
 
+/** How many edits a query term may be from a term it matches fuzzily: 0 for short terms. */
+export function measureFuzzyDistance(term: string): number {
+  if (term.length < FUZZY_FROM_LENGTH) return 0;
+  return Math.min(MAX_FUZZY_DISTANCE, Math.round(term.length * FUZZY_RATIO));
+}
+
 export function normalizeTerm(term: string): string | null {
   const lower = term.toLowerCase();
-  return STOP_WORDS.has(lower) ? null : lower;
+  return KEYWORD_STOP_WORDS.has(lower) ? null : lower;
 }
 
 const tokenize = MiniSearch.getDefault('tokenize') as (text: string) => string[];
@@ -85,34 +92,32 @@ export function createKeywordIndex(documents: readonly KeywordDocument[]): Keywo
     buildFieldPostings(documents, (document) => document.text, 1, termIds),
     buildFieldPostings(documents, (document) => document.title, TITLE_BOOST, termIds),
   ];
-  const dictionary = new SearchableMap<number>();
-  for (const [term, termId] of termIds) dictionary.set(term, termId);
+  // Ids were given in order of first sight, so the keys are in id order.
+  const dictionary = createTermDictionary([...termIds.keys()]);
   const pass = createScoringPass(documents.length);
 
   function expand(term: string): Expansion[] {
     const expansions: Expansion[] = [];
     const exact = dictionary.get(term);
     if (exact !== undefined) expansions.push({ termId: exact, weight: 1 });
-    const prefixed = new Set<string>();
+    const prefixed = new Set<number>();
     if (term.length >= PREFIX_FROM_LENGTH) {
-      for (const [candidate, termId] of dictionary.atPrefix(term)) {
+      dictionary.forEachWithPrefix(term, (candidate, termId) => {
         const distance = candidate.length - term.length;
-        if (distance === 0) continue;
-        prefixed.add(candidate);
+        if (distance === 0) return;
+        prefixed.add(termId);
         // Fades slowly with the extra length: "install" → "installation" still counts.
         const weight = (PREFIX_WEIGHT * candidate.length) / (candidate.length + 0.3 * distance);
         expansions.push({ termId, weight });
-      }
+      });
     }
-    if (term.length >= FUZZY_FROM_LENGTH) {
-      const maxDistance = Math.min(MAX_FUZZY_DISTANCE, Math.round(term.length * FUZZY_RATIO));
-      if (maxDistance > 0) {
-        for (const [candidate, [termId, distance]] of dictionary.fuzzyGet(term, maxDistance)) {
-          if (distance === 0 || prefixed.has(candidate)) continue;
-          const weight = (FUZZY_WEIGHT * candidate.length) / (candidate.length + distance);
-          expansions.push({ termId, weight });
-        }
-      }
+    const maxDistance = measureFuzzyDistance(term);
+    if (maxDistance > 0) {
+      dictionary.forEachWithin(term, maxDistance, (candidate, termId, distance) => {
+        if (distance === 0 || prefixed.has(termId)) return;
+        const weight = (FUZZY_WEIGHT * candidate.length) / (candidate.length + distance);
+        expansions.push({ termId, weight });
+      });
     }
     return expansions;
   }
