@@ -145,11 +145,17 @@ export interface StoredFile {
   updatedAt: number;
 }
 
+/** A stored file without its blob, text and page map: what a file list shows. */
+export type FileInfo = Omit<StoredFile, 'blob' | 'text' | 'pageMap'>;
+
 export interface FileStore {
   put(file: StoredFile): Promise<void>;
   get(id: FileId): Promise<StoredFile | undefined>;
+  /** The project's files with their text, oldest first (the context inlines them). */
   listByProject(projectId: ProjectId): Promise<StoredFile[]>;
-  findByHash(hash: string): Promise<StoredFile[]>;
+  /** The project's files without text, oldest first: reads no text however large. */
+  listInfoByProject(projectId: ProjectId): Promise<FileInfo[]>;
+  findByHash(hash: string): Promise<FileInfo[]>;
   /** Deletes the file and its chunks. */
   delete(id: FileId): Promise<void>;
 }
@@ -173,6 +179,11 @@ export interface ChunkStore {
   replaceForFile(fileId: FileId, chunks: TextChunk[]): Promise<void>;
   listByFile(fileId: FileId): Promise<TextChunk[]>;
   listByProject(projectId: ProjectId): Promise<TextChunk[]>;
+  /** How many chunks the project has, and how many carry a vector of `embeddingModel`. */
+  countByProject(
+    projectId: ProjectId,
+    embeddingModel: string,
+  ): Promise<{ total: number; embedded: number }>;
 }
 
 /** One billed inference, kept for the usage view. */

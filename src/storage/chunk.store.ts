@@ -21,10 +21,14 @@ const chunkRowSchema = chunkMetadataSchema.extend({
   embedding: z.instanceof(ArrayBuffer).nullable(),
 });
 
-/** Copies the vector's own bytes: a Float32Array may be a view on a larger buffer. */
+/**
+ * Copies the vector's own bytes: a Float32Array may be a view on a larger buffer. A chunk
+ * without a vector keeps no model name, so counting by model counts vectors.
+ */
 export function toChunkRow(chunk: TextChunk): ChunkRow {
   const { embedding, ...rest } = chunk;
-  return { ...rest, embedding: embedding === null ? null : new Float32Array(embedding).buffer };
+  if (embedding === null) return { ...rest, embedding: null, embeddingModel: null };
+  return { ...rest, embedding: new Float32Array(embedding).buffer };
 }
 
 export function fromChunkRow(row: ChunkRow): TextChunk {
@@ -54,6 +58,16 @@ export function createChunkStore(db: CarrelDb): ChunkStore {
         (await db.chunks.where('projectId').equals(projectId).toArray())
           .map(fromChunkRow)
           .sort((a, b) => (a.fileId < b.fileId ? -1 : a.fileId > b.fileId ? 1 : byOrdinal(a, b))),
+      ),
+    countByProject: (projectId, embeddingModel) =>
+      guardStorage(db, () =>
+        db.transaction('r', db.chunks, async () => ({
+          total: await db.chunks.where('projectId').equals(projectId).count(),
+          embedded: await db.chunks
+            .where('[projectId+embeddingModel]')
+            .equals([projectId, embeddingModel])
+            .count(),
+        })),
       ),
   };
 }

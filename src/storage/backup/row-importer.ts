@@ -6,8 +6,9 @@
  */
 import { mergeImportedProvider } from '../../core/model';
 import { isSettingKey } from '../../core/model/settings';
-import type { BackupImportReport } from '../../core/ports';
-import type { CarrelDb, ChunkRow, FileRow } from '../db';
+import type { BackupImportReport, StoredFile } from '../../core/ports';
+import type { CarrelDb, ChunkRow } from '../db';
+import { putFiles } from '../file.store';
 import { placeImportedRows } from '../message-lines';
 import { toMessageRow } from '../message-rows';
 import type { BackupRecord, BackupRow, BackupTable } from './backup-format';
@@ -40,8 +41,8 @@ export const measureRecord = (record: BackupRecord): number =>
       ? (record.row.embeddingBase64?.length ?? 0) + record.row.text.length
       : 0;
 
-/** The tables a backup writes, bound to the import's transaction. */
-export type BackupTables = Pick<CarrelDb, BackupTable>;
+/** The tables a backup writes (a file's text is stored apart from it), bound to the import's transaction. */
+export type BackupTables = Pick<CarrelDb, BackupTable | 'fileTexts'>;
 
 export function createRowImporter(db: BackupTables, header: { hasApiKeys: boolean }) {
   const report: BackupImportReport = {
@@ -106,7 +107,7 @@ export function createRowImporter(db: BackupTables, header: { hasApiKeys: boolea
     },
     async files(rows) {
       const existingRows = await db.files.bulkGet(rows.map((f) => f.id));
-      const written: FileRow[] = [];
+      const written: StoredFile[] = [];
       rows.forEach(({ blobBase64, blobType, ...file }, index) => {
         backupFileIds.add(file.id);
         const decision = decide(existingRows[index], file);
@@ -120,7 +121,7 @@ export function createRowImporter(db: BackupTables, header: { hasApiKeys: boolea
         .where('fileId')
         .anyOf(written.map((file) => file.id))
         .delete();
-      await db.files.bulkPut(written);
+      await putFiles(db, written);
     },
     async chunks(rows) {
       const existingRows = await db.chunks.bulkGet(rows.map((c) => c.id));

@@ -12,11 +12,11 @@ import type { FileId, ProjectId } from '../../core/model';
 import type {
   ChunkStore,
   Embedder,
+  FileInfo,
   FileStore,
   KeywordOnlyReason,
   ProjectSearch,
   ProjectSearchHit,
-  StoredFile,
 } from '../../core/ports';
 import {
   createHybridRetriever,
@@ -45,7 +45,8 @@ export interface ProjectSearchDeps {
   watchWrites?: (onWrite: () => void) => () => void;
 }
 
-type SearchableChunk = RetrievalChunk & { file: StoredFile; location: string };
+/** A chunk with its file's name and type, never the file's text (which a search does not need). */
+type SearchableChunk = RetrievalChunk & { file: FileInfo; location: string };
 
 /** One project's index, for one embedding model (or none). */
 interface ProjectIndex {
@@ -62,10 +63,10 @@ export function createProjectSearch(deps: ProjectSearchDeps): ProjectSearch {
 
   async function buildIndex(projectId: ProjectId): Promise<ProjectIndex> {
     const [files, chunks] = await Promise.all([
-      deps.files.listByProject(projectId),
+      deps.files.listInfoByProject(projectId),
       deps.chunks.listByProject(projectId),
     ]);
-    const fileById = new Map<FileId, StoredFile>(files.map((file) => [file.id, file]));
+    const fileById = new Map<FileId, FileInfo>(files.map((file) => [file.id, file]));
     const searchable = chunks.flatMap((chunk): SearchableChunk[] => {
       const file = fileById.get(chunk.fileId);
       if (file === undefined) return [];
