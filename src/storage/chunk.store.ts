@@ -4,6 +4,7 @@ import type { ChunkStore, TextChunk } from '../core/ports';
 import type { CarrelDb, ChunkRow } from './db';
 import { guardStorage } from './guard';
 import { parseStored } from './parse-row';
+import { invalidateSearchBlocks } from './search-block-revisions';
 
 /** A chunk without its vector; rows and backups each add the vector in their own encoding. */
 export const chunkMetadataSchema = z.object({
@@ -42,9 +43,11 @@ export function createChunkStore(db: CarrelDb): ChunkStore {
   return {
     replaceForFile: (fileId, chunks) =>
       guardStorage(db, () =>
-        db.transaction('rw', db.chunks, async () => {
+        db.transaction('rw', [db.chunks, db.searchBlocks], async () => {
+          const projectId = chunks[0]?.projectId ?? (await db.searchBlocks.get(fileId))?.projectId;
           await db.chunks.where('fileId').equals(fileId).delete();
           await db.chunks.bulkPut(chunks.map((chunk) => toChunkRow({ ...chunk, fileId })));
+          await invalidateSearchBlocks(db, [{ fileId, projectId: projectId ?? null }]);
         }),
       ),
     listByFile: (fileId) =>
@@ -58,6 +61,12 @@ export function createChunkStore(db: CarrelDb): ChunkStore {
         (await db.chunks.where('projectId').equals(projectId).toArray())
           .map(fromChunkRow)
           .sort((a, b) => (a.fileId < b.fileId ? -1 : a.fileId > b.fileId ? 1 : byOrdinal(a, b))),
+      ),
+    getMany: (ids) =>
+      guardStorage(db, async () =>
+        (await db.chunks.bulkGet([...ids])).map((row) =>
+          row === undefined ? undefined : fromChunkRow(row),
+        ),
       ),
     countByProject: (projectId, embeddingModel) =>
       guardStorage(db, () =>

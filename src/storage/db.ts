@@ -15,7 +15,7 @@ import type {
   ChatSummary,
 } from '../core/model';
 import { readOrigin } from '../core/model';
-import type { PageSpan } from '../core/ports';
+import type { FileSearchBlock, PageSpan } from '../core/ports';
 import { StorageError, toStorageError } from './errors';
 import { placeRows, type TreeLinks } from './message-lines';
 import { ROOT_PARENT_ID, type MessageRow } from './message-row';
@@ -45,6 +45,14 @@ export interface FileRow {
   pageMap?: PageSpan[];
   createdAt: number;
   updatedAt: number;
+}
+
+/** A file's search block (absent until built, or after its chunks changed) and its revision. */
+export interface SearchBlockRow {
+  fileId: string;
+  projectId: string | null;
+  revision: number;
+  block: FileSearchBlock | null;
 }
 
 /** A file's extracted text and page map, apart from its metadata (from version 6). */
@@ -129,7 +137,17 @@ export const SCHEMA_V6 = {
   fileTexts: 'fileId, projectId',
 } as const;
 
-export const CURRENT_SCHEMA_VERSION = 6;
+/**
+ * Version 7: each file's share of its project's search index (keyword counts and packed
+ * vectors), with a revision that every write of the file's chunks moves on. Starts empty: the
+ * blocks are built from the chunks when a project is first searched.
+ */
+export const SCHEMA_V7 = {
+  ...SCHEMA_V6,
+  searchBlocks: 'fileId, projectId',
+} as const;
+
+export const CURRENT_SCHEMA_VERSION = 7;
 
 /** Files moved per step of the v5 → v6 upgrade: a step holds this many texts in memory. */
 const FILES_PER_UPGRADE_STEP = 50;
@@ -283,6 +301,7 @@ export class CarrelDb extends Dexie {
   declare readonly usage: Table<UsageRow, string>;
   declare readonly summaries: Table<SummaryRow, string>;
   declare readonly fileTexts: Table<FileTextRow, string>;
+  declare readonly searchBlocks: Table<SearchBlockRow, string>;
 
   constructor(name: string, options: DexieOptions = {}) {
     // Strict durability: a message is on disk when the transaction resolves, not just in the
@@ -294,6 +313,7 @@ export class CarrelDb extends Dexie {
     this.version(4).stores(SCHEMA_V4).upgrade(upgradeToV4);
     this.version(5).stores(SCHEMA_V5);
     this.version(6).stores(SCHEMA_V6).upgrade(upgradeToV6);
+    this.version(7).stores(SCHEMA_V7);
   }
 }
 

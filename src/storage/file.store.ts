@@ -108,8 +108,9 @@ export function createFileStore(db: CarrelDb): FileStore {
       ),
     delete: (id: FileId) =>
       guardStorage(db, () =>
-        db.transaction('rw', [db.files, db.fileTexts, db.chunks], async () => {
+        db.transaction('rw', [db.files, db.fileTexts, db.chunks, db.searchBlocks], async () => {
           await db.chunks.where('fileId').equals(id).delete();
+          await db.searchBlocks.delete(id);
           await db.fileTexts.delete(id);
           await db.files.delete(id);
         }),

@@ -31,6 +31,7 @@ function bindTables(transaction: Transaction): BackupTables {
     settings: bind('settings'),
     usage: bind('usage'),
     fileTexts: transaction.table('fileTexts') as BackupTables['fileTexts'],
+    searchBlocks: transaction.table('searchBlocks') as BackupTables['searchBlocks'],
   };
 }
 

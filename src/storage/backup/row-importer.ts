@@ -9,6 +9,7 @@ import { isSettingKey } from '../../core/model/settings';
 import type { BackupImportReport, StoredFile } from '../../core/ports';
 import type { CarrelDb, ChunkRow } from '../db';
 import { putFiles } from '../file.store';
+import { invalidateSearchBlocks } from '../search-block-revisions';
 import { placeImportedRows } from '../message-lines';
 import { toMessageRow } from '../message-rows';
 import type { BackupRecord, BackupRow, BackupTable } from './backup-format';
@@ -42,7 +43,7 @@ export const measureRecord = (record: BackupRecord): number =>
       : 0;
 
 /** The tables a backup writes (a file's text is stored apart from it), bound to the import's transaction. */
-export type BackupTables = Pick<CarrelDb, BackupTable | 'fileTexts'>;
+export type BackupTables = Pick<CarrelDb, BackupTable | 'fileTexts' | 'searchBlocks'>;
 
 export function createRowImporter(db: BackupTables, header: { hasApiKeys: boolean }) {
   const report: BackupImportReport = {
@@ -122,6 +123,7 @@ export function createRowImporter(db: BackupTables, header: { hasApiKeys: boolea
         .anyOf(written.map((file) => file.id))
         .delete();
       await putFiles(db, written);
+      await invalidateSearchBlocks(db, written.map((file) => ({ fileId: file.id, projectId: file.projectId })));
     },
     async chunks(rows) {
       const existingRows = await db.chunks.bulkGet(rows.map((c) => c.id));
@@ -138,6 +140,8 @@ export function createRowImporter(db: BackupTables, header: { hasApiKeys: boolea
         });
       });
       await db.chunks.bulkPut(written);
+      const files = new Map(written.map((chunk) => [chunk.fileId, chunk.projectId]));
+      await invalidateSearchBlocks(db, [...files].map(([fileId, projectId]) => ({ fileId, projectId })));
     },
     async agents(rows) {
       await db.agents.bulkPut(pickNewer(rows, await db.agents.bulkGet(rows.map((a) => a.id))));

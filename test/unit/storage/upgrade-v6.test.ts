@@ -54,6 +54,8 @@ describe('schema version 6', () => {
     expect(listed.every((file) => file.status === 'processing' || file.text === `text of ${file.id}`)).toBe(true);
     expect(await files.get(asFileId('bare'))).not.toHaveProperty('text');
     expect(await createChunkStore(db).countByProject(asProjectId('p1'), 'minilm')).toEqual({ total: 2, embedded: 1 });
+    // Version 7's search blocks start empty: they are built from the chunks on the first search.
+    expect(await db.searchBlocks.count()).toBe(0);
     db.close();
   });
 
