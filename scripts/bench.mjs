@@ -37,6 +37,7 @@ const BENCHES = [
   { id: 'embeddings', file: 'test/bench/embeddings.bench.ts', timeoutMs: 540_000 },
   { id: 'chunking', file: 'test/bench/chunking.bench.ts', timeoutMs: 1_200_000 },
   { id: 'backup', file: 'test/bench/backup.bench.ts', timeoutMs: 1_200_000 },
+  { id: 'cold-open', file: 'test/bench/cold-open.bench.ts', timeoutMs: 1_800_000 },
   {
     id: 'backup-1gb',
     file: 'test/bench/backup.bench.ts',

@@ -17,9 +17,9 @@ import {
 import { checkSettingValue, isSettingKey } from '../../core/model/settings';
 import type { BackupProgress, BackupScope, Clock, StoredFile, TextChunk } from '../../core/ports';
 import { fromChunkRow } from '../chunk.store';
-import type { CarrelDb, FileRow, MessageRow, SettingRow } from '../db';
+import type { CarrelDb, MessageRow, SettingRow } from '../db';
 import { StorageError } from '../errors';
-import { fromFileRow } from '../file.store';
+import { fromFileRow, joinFileTexts } from '../file.store';
 import { guardStorage } from '../guard';
 import { fromMessageRow } from '../message-rows';
 import { parseStored } from '../parse-row';
@@ -212,7 +212,8 @@ async function planWholeDatabase(db: CarrelDb, options: SourceOptions): Promise<
       write: async (emit, settle) => {
         for (const id of fileIds) {
           const row = await db.files.get(id);
-          if (row !== undefined) emit({ table: 'files', row: await encodeFile(fromFileRow(row)) });
+          if (row !== undefined)
+            emit({ table: 'files', row: await encodeFile(fromFileRow(row, await db.fileTexts.get(id))) });
           await settle();
         }
       },
@@ -306,7 +307,7 @@ async function planScoped(
 ): Promise<TableSource[]> {
   let sessions;
   let messages: MessageRow[];
-  let files: FileRow[];
+  let files: StoredFile[];
   let projects: unknown[] = [];
   if (scope.kind === 'project') {
     const project = await db.projects.get(scope.projectId);
@@ -318,7 +319,7 @@ async function planScoped(
       .where('sessionId')
       .anyOf(sessions.map((session) => session.id))
       .toArray();
-    files = await db.files.where('projectId').equals(scope.projectId).toArray();
+    files = await joinFileTexts(db, await db.files.where('projectId').equals(scope.projectId).toArray());
   } else {
     const session = await db.sessions.get(scope.sessionId);
     if (session === undefined)
@@ -329,7 +330,10 @@ async function planScoped(
     const fileIds = [
       ...new Set(messages.flatMap((message) => (message.attachments ?? []).map((a) => a.fileId))),
     ];
-    files = (await db.files.bulkGet(fileIds)).filter((file) => file !== undefined);
+    files = await joinFileTexts(
+      db,
+      (await db.files.bulkGet(fileIds)).filter((file) => file !== undefined),
+    );
   }
   const sessionIds = sessions.map((session) => session.id);
   const chunks = await db.chunks
@@ -362,7 +366,7 @@ async function planScoped(
       table: 'projects',
       row: parseStored(projectSchema, row, 'Stored project'),
     })),
-    fromRows(files, async (row) => ({ table: 'files', row: await encodeFile(fromFileRow(row)) })),
+    fromRows(files, async (file) => ({ table: 'files', row: await encodeFile(file) })),
     fromRows(chunks, (row) => ({ table: 'chunks', row: encodeChunk(fromChunkRow(row)) })),
     fromRows(usage, (row) => ({
       table: 'usage',

@@ -30,6 +30,8 @@ function bindTables(transaction: Transaction): BackupTables {
     providers: bind('providers'),
     settings: bind('settings'),
     usage: bind('usage'),
+    fileTexts: transaction.table('fileTexts') as BackupTables['fileTexts'],
+    searchBlocks: transaction.table('searchBlocks') as BackupTables['searchBlocks'],
   };
 }
 

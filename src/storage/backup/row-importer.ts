@@ -6,8 +6,10 @@
  */
 import { mergeImportedProvider } from '../../core/model';
 import { isSettingKey } from '../../core/model/settings';
-import type { BackupImportReport } from '../../core/ports';
-import type { CarrelDb, ChunkRow, FileRow } from '../db';
+import type { BackupImportReport, StoredFile } from '../../core/ports';
+import type { CarrelDb, ChunkRow } from '../db';
+import { putFiles } from '../file.store';
+import { invalidateSearchBlocks } from '../search-block-revisions';
 import { placeImportedRows } from '../message-lines';
 import { toMessageRow } from '../message-rows';
 import type { BackupRecord, BackupRow, BackupTable } from './backup-format';
@@ -40,8 +42,8 @@ export const measureRecord = (record: BackupRecord): number =>
       ? (record.row.embeddingBase64?.length ?? 0) + record.row.text.length
       : 0;
 
-/** The tables a backup writes, bound to the import's transaction. */
-export type BackupTables = Pick<CarrelDb, BackupTable>;
+/** The tables a backup writes (a file's text is stored apart from it), bound to the import's transaction. */
+export type BackupTables = Pick<CarrelDb, BackupTable | 'fileTexts' | 'searchBlocks'>;
 
 export function createRowImporter(db: BackupTables, header: { hasApiKeys: boolean }) {
   const report: BackupImportReport = {
@@ -106,7 +108,7 @@ export function createRowImporter(db: BackupTables, header: { hasApiKeys: boolea
     },
     async files(rows) {
       const existingRows = await db.files.bulkGet(rows.map((f) => f.id));
-      const written: FileRow[] = [];
+      const written: StoredFile[] = [];
       rows.forEach(({ blobBase64, blobType, ...file }, index) => {
         backupFileIds.add(file.id);
         const decision = decide(existingRows[index], file);
@@ -120,7 +122,8 @@ export function createRowImporter(db: BackupTables, header: { hasApiKeys: boolea
         .where('fileId')
         .anyOf(written.map((file) => file.id))
         .delete();
-      await db.files.bulkPut(written);
+      await putFiles(db, written);
+      await invalidateSearchBlocks(db, written.map((file) => ({ fileId: file.id, projectId: file.projectId })));
     },
     async chunks(rows) {
       const existingRows = await db.chunks.bulkGet(rows.map((c) => c.id));
@@ -137,6 +140,8 @@ export function createRowImporter(db: BackupTables, header: { hasApiKeys: boolea
         });
       });
       await db.chunks.bulkPut(written);
+      const files = new Map(written.map((chunk) => [chunk.fileId, chunk.projectId]));
+      await invalidateSearchBlocks(db, [...files].map(([fileId, projectId]) => ({ fileId, projectId })));
     },
     async agents(rows) {
       await db.agents.bulkPut(pickNewer(rows, await db.agents.bulkGet(rows.map((a) => a.id))));

@@ -76,6 +76,7 @@ export function createAgentHost(host: AgentHostDeps): AgentWorkerApi {
   const projectFiles = createProjectFiles({
     files: stores.files,
     chunks: stores.chunks,
+    searchBlocks: stores.searchBlocks,
     loadEmbedder: host.loadQueryEmbedder ?? (() => Promise.resolve(null)),
     // Keeps each project's index between searches until its files or chunks change.
     watchWrites: (onWrite) => watchTableWrites(host.db, ['files', 'chunks'], onWrite),
