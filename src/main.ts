@@ -21,6 +21,7 @@ import { RouterState } from './state/shell/router.svelte';
 import { SessionsState } from './state/chat/sessions.svelte';
 import { SettingsState } from './state/settings/settings.svelte';
 import { StorageSettingsState } from './state/settings/settings-storage.svelte';
+import { UsageState } from './state/usage/usage.svelte';
 import { createStores, observe, openCarrelDb } from './storage';
 import { createAgentClient } from './workers/agent/agent.client';
 import { createAnswerFeed, openRelayChannel } from './workers/agent/answer-relay';
@@ -162,7 +163,13 @@ async function start(): Promise<void> {
     .recoverInterrupted()
     .then((recovered) => (recovered > 0 ? chat.reload() : undefined))
     .catch((error: unknown) => notices.report(error, 'Could not check for interrupted answers'));
-  mount(App, { target, props: { context: { router, chat, providers, sessions, agents, composer, notices, settings, storage, projects, attachments, fileViewer, embedding: embeddingSettings, builtin } } });
+  const usage = new UsageState({
+    listUsage: () => stores.usage.listSince(0),
+    listSessions: () => stores.sessions.list(),
+    listProjects: () => stores.projects.list(),
+    providers: () => providers.providers,
+  });
+  mount(App, { target, props: { context: { router, chat, providers, sessions, agents, composer, notices, settings, storage, projects, attachments, fileViewer, embedding: embeddingSettings, builtin, usage } } });
   afterFirstPaint(() => {
     // Service worker, update prompt, install button and offline indicator (src/pwa, issue 10).
     const pwa = startPwa({ isGenerationRunning: () => chat.isRunning });
