@@ -109,7 +109,34 @@ export const SCHEMA_V5 = {
 
 export type SummaryRow = ChatSummary;
 
-export const CURRENT_SCHEMA_VERSION = 5;
+/**
+ * Version 6: the journal of a backup import under way. An import writes in many transactions;
+ * `imports` holds one row per import not yet finished (written before its first batch, deleted
+ * when it commits) and `importUndo` what each of its writes replaced, so an import that fails,
+ * is cancelled or is cut short by a closed tab is undone. Nothing to migrate.
+ */
+export const SCHEMA_V6 = {
+  ...SCHEMA_V5,
+  imports: 'id',
+  importUndo: '++seq, importId',
+} as const;
+
+/** A backup import that has not committed: it is writing, or being undone. */
+export interface ImportRow {
+  id: string;
+  startedAt: number;
+}
+
+/** What one write of an import replaced: the row as it was, or null where there was none. */
+export interface ImportUndoRow {
+  seq?: number;
+  importId: string;
+  table: string;
+  key: string;
+  before: unknown;
+}
+
+export const CURRENT_SCHEMA_VERSION = 6;
 
 function sumTokens(values: readonly unknown[]): number {
   return values.reduce<number>(
@@ -228,6 +255,8 @@ export class CarrelDb extends Dexie {
   declare readonly settings: Table<SettingRow, string>;
   declare readonly usage: Table<UsageRow, string>;
   declare readonly summaries: Table<SummaryRow, string>;
+  declare readonly imports: Table<ImportRow, string>;
+  declare readonly importUndo: Table<ImportUndoRow, number>;
 
   constructor(name: string, options: DexieOptions = {}) {
     // Strict durability: a message is on disk when the transaction resolves, not just in the
@@ -238,6 +267,7 @@ export class CarrelDb extends Dexie {
     this.version(3).stores(SCHEMA_V3).upgrade(upgradeToV3);
     this.version(4).stores(SCHEMA_V4).upgrade(upgradeToV4);
     this.version(5).stores(SCHEMA_V5);
+    this.version(6).stores(SCHEMA_V6);
   }
 }
 

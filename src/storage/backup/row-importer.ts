@@ -1,17 +1,20 @@
 /**
- * Writes checked backup rows in batches, inside the caller's transaction. Each table's rule:
+ * Writes checked backup rows in batches, each into the transaction the caller opens for it,
+ * recording what every write replaces in the import's undo journal. Each table's rule:
  * a row new here is inserted; a row on both sides is replaced when the backup's `updatedAt`
  * is newer and kept otherwise; a backup without keys never blanks a key this device has; a
- * replaced file brings its own chunks; usage records never change once written.
+ * replaced file brings its own chunks; usage records never change once written; a summary is
+ * added once and afterwards only takes an undo made on the other side.
  */
 import { mergeImportedProvider } from '../../core/model';
 import { isSettingKey } from '../../core/model/settings';
 import type { BackupImportReport } from '../../core/ports';
-import type { CarrelDb, ChunkRow, FileRow } from '../db';
+import type { CarrelDb, ChunkRow, FileRow, SessionRow } from '../db';
 import { placeImportedRows } from '../message-lines';
 import { toMessageRow } from '../message-rows';
 import type { BackupRecord, BackupRow, BackupTable } from './backup-format';
 import { decodeBase64 } from './base64';
+import { keyOf, type UndoRecorder } from './import-journal';
 
 /** Rows written per batch: large enough for few round trips, small enough for bounded memory. */
 const BATCH_ROWS = 500;
@@ -33,22 +36,26 @@ function decide(
 type Batch = { [Table in BackupTable]: { table: Table; rows: BackupRow<Table>[] } }[BackupTable];
 
 /** The characters of a row's bulky parts (blobs, vectors, chunk text), for batch limits. */
-export const measureRecord = (record: BackupRecord): number =>
+const measureRecord = (record: BackupRecord): number =>
   record.table === 'files'
     ? record.row.blobBase64.length
     : record.table === 'chunks'
       ? (record.row.embeddingBase64?.length ?? 0) + record.row.text.length
       : 0;
 
-/** The tables a backup writes, bound to the import's transaction. */
+/** The tables a backup writes, bound to one batch's transaction. */
 export type BackupTables = Pick<CarrelDb, BackupTable>;
 
-export function createRowImporter(db: BackupTables, header: { hasApiKeys: boolean }) {
+/** One batch of rows of one table, as the import hands it to a transaction. */
+export type RowBatch = Batch;
+
+export function createRowImporter(header: { hasApiKeys: boolean }) {
   const report: BackupImportReport = {
     inserted: 0,
     replaced: 0,
     kept: 0,
     providersWithoutKey: [],
+    summariesLeftOut: [],
   };
   const count = (decision: Decision) => {
     report[decision === 'insert' ? 'inserted' : decision === 'replace' ? 'replaced' : 'kept'] += 1;
@@ -61,6 +68,26 @@ export function createRowImporter(db: BackupTables, header: { hasApiKeys: boolea
   const filesWritten = new Set<string>();
   const backupFileIds = new Set<string>();
 
+  /** Writes `rows` into `table`, recording what each key held (`existing`, by key) first. */
+  async function putRecorded<Table extends BackupTable>(
+    tables: BackupTables,
+    undo: UndoRecorder,
+    table: Table,
+    rows: readonly object[],
+    existing: ReadonlyMap<string, unknown>,
+  ): Promise<void> {
+    for (const row of rows) {
+      const key = keyOf(table, row);
+      undo.record(table, key, existing.get(key));
+    }
+    await (
+      tables[table] as unknown as { bulkPut(rows: readonly object[]): Promise<unknown> }
+    ).bulkPut(rows);
+  }
+
+  const byKey = <Row extends object>(table: BackupTable, rows: readonly (Row | undefined)[]) =>
+    new Map(rows.flatMap((row) => (row === undefined ? [] : [[keyOf(table, row), row] as const])));
+
   const pickNewer = <T extends { updatedAt: number }>(
     rows: readonly T[],
     existing: readonly (T | undefined)[],
@@ -71,9 +98,24 @@ export function createRowImporter(db: BackupTables, header: { hasApiKeys: boolea
       return decision !== 'keep';
     });
 
-  const writers: { [Table in BackupTable]: (rows: BackupRow<Table>[]) => Promise<void> } = {
-    async sessions(rows) {
-      const existingRows = await db.sessions.bulkGet(rows.map((s) => s.id));
+  /** The rows newer than this device's (`existing`, by index), written. */
+  const putNewer = <Row extends { updatedAt: number }>(
+    tables: BackupTables,
+    undo: UndoRecorder,
+    table: BackupTable,
+    rows: readonly Row[],
+    existing: readonly (Row | undefined)[],
+  ) => putRecorded(tables, undo, table, pickNewer(rows, existing), byKey(table, existing));
+
+  type Writer<Table extends BackupTable> = (
+    tables: BackupTables,
+    undo: UndoRecorder,
+    rows: BackupRow<Table>[],
+  ) => Promise<void>;
+
+  const writers: { [Table in BackupTable]: Writer<Table> } = {
+    async sessions(tables, undo, rows) {
+      const existingRows = await tables.sessions.bulkGet(rows.map((s) => s.id));
       const written = rows.flatMap((session, index) => {
         const existing = existingRows[index];
         const decision = decide(existing, session);
@@ -88,10 +130,10 @@ export function createRowImporter(db: BackupTables, header: { hasApiKeys: boolea
         writtenSessions.add(session.id);
         return [{ ...session, version: Math.max(existing.version, session.version) + 1 }];
       });
-      await db.sessions.bulkPut(written);
+      await putRecorded(tables, undo, 'sessions', written, byKey('sessions', existingRows));
     },
-    async messages(rows) {
-      const existingRows = await db.messages.bulkGet(rows.map((m) => m.id));
+    async messages(tables, undo, rows) {
+      const existingRows = await tables.messages.bulkGet(rows.map((m) => m.id));
       const written = rows.flatMap((message, index) => {
         const decision = decide(existingRows[index], message);
         count(decision);
@@ -99,13 +141,20 @@ export function createRowImporter(db: BackupTables, header: { hasApiKeys: boolea
         touchedSessions.add(message.sessionId);
         return [toMessageRow(message)];
       });
-      await db.messages.bulkPut(await placeImportedRows(db, written));
+      const placed = await placeImportedRows(tables, written);
+      await putRecorded(tables, undo, 'messages', placed, byKey('messages', existingRows));
     },
-    async projects(rows) {
-      await db.projects.bulkPut(pickNewer(rows, await db.projects.bulkGet(rows.map((p) => p.id))));
+    async projects(tables, undo, rows) {
+      await putNewer(
+        tables,
+        undo,
+        'projects',
+        rows,
+        await tables.projects.bulkGet(rows.map((p) => p.id)),
+      );
     },
-    async files(rows) {
-      const existingRows = await db.files.bulkGet(rows.map((f) => f.id));
+    async files(tables, undo, rows) {
+      const existingRows = await tables.files.bulkGet(rows.map((f) => f.id));
       const written: FileRow[] = [];
       rows.forEach(({ blobBase64, blobType, ...file }, index) => {
         backupFileIds.add(file.id);
@@ -116,14 +165,16 @@ export function createRowImporter(db: BackupTables, header: { hasApiKeys: boolea
         written.push({ ...file, blob: new Blob([decodeBase64(blobBase64)], { type: blobType }) });
       });
       // A replaced file's chunks are replaced with it: stale chunks would cite the old text.
-      await db.chunks
+      const staleChunks = await tables.chunks
         .where('fileId')
         .anyOf(written.map((file) => file.id))
-        .delete();
-      await db.files.bulkPut(written);
+        .toArray();
+      for (const chunk of staleChunks) undo.record('chunks', chunk.id, chunk);
+      await tables.chunks.bulkDelete(staleChunks.map((chunk) => chunk.id));
+      await putRecorded(tables, undo, 'files', written, byKey('files', existingRows));
     },
-    async chunks(rows) {
-      const existingRows = await db.chunks.bulkGet(rows.map((c) => c.id));
+    async chunks(tables, undo, rows) {
+      const existingRows = await tables.chunks.bulkGet(rows.map((c) => c.id));
       const written: ChunkRow[] = [];
       rows.forEach(({ embeddingBase64, ...chunk }, index) => {
         const isWanted =
@@ -136,13 +187,19 @@ export function createRowImporter(db: BackupTables, header: { hasApiKeys: boolea
           embedding: embeddingBase64 === null ? null : decodeBase64(embeddingBase64).buffer,
         });
       });
-      await db.chunks.bulkPut(written);
+      await putRecorded(tables, undo, 'chunks', written, byKey('chunks', existingRows));
     },
-    async agents(rows) {
-      await db.agents.bulkPut(pickNewer(rows, await db.agents.bulkGet(rows.map((a) => a.id))));
+    async agents(tables, undo, rows) {
+      await putNewer(
+        tables,
+        undo,
+        'agents',
+        rows,
+        await tables.agents.bulkGet(rows.map((a) => a.id)),
+      );
     },
-    async providers(rows) {
-      const existingRows = await db.providers.bulkGet(rows.map((p) => p.id));
+    async providers(tables, undo, rows) {
+      const existingRows = await tables.providers.bulkGet(rows.map((p) => p.id));
       const written = rows.flatMap((provider, index) => {
         const existing = existingRows[index];
         const decision = decide(existing, provider);
@@ -153,37 +210,48 @@ export function createRowImporter(db: BackupTables, header: { hasApiKeys: boolea
         if (merged.isKeyDropped) report.providersWithoutKey.push(provider.name);
         return [merged.provider];
       });
-      await db.providers.bulkPut(written);
+      await putRecorded(tables, undo, 'providers', written, byKey('providers', existingRows));
     },
-    async settings(rows) {
+    async settings(tables, undo, rows) {
       // A setting this version does not know has no schema to pass, so it is left out.
       const known = rows.filter((setting) => isSettingKey(setting.key));
-      await db.settings.bulkPut(
-        pickNewer(known, await db.settings.bulkGet(known.map((s) => s.key))),
+      await putNewer(
+        tables,
+        undo,
+        'settings',
+        known,
+        await tables.settings.bulkGet(known.map((s) => s.key)),
       );
     },
-    async usage(rows) {
-      const existingRows = await db.usage.bulkGet(rows.map((u) => u.id));
-      await db.usage.bulkPut(
-        rows.filter((_record, index) => {
-          const isNew = existingRows[index] === undefined;
-          count(isNew ? 'insert' : 'keep');
-          return isNew;
-        }),
-      );
+    async usage(tables, undo, rows) {
+      const existingRows = await tables.usage.bulkGet(rows.map((u) => u.id));
+      const written = rows.filter((_record, index) => {
+        const isNew = existingRows[index] === undefined;
+        count(isNew ? 'insert' : 'keep');
+        return isNew;
+      });
+      await putRecorded(tables, undo, 'usage', written, new Map());
+    },
+    async summaries(tables, undo, rows) {
+      const existingRows = await tables.summaries.bulkGet(rows.map((s) => s.id));
+      const written = rows.filter((summary, index) => {
+        const existing = existingRows[index];
+        // A summary never changes once written, except that "Undo compaction" marks it.
+        const decision: Decision =
+          existing === undefined
+            ? 'insert'
+            : summary.undoneAt !== undefined && existing.undoneAt === undefined
+              ? 'replace'
+              : 'keep';
+        count(decision);
+        return decision !== 'keep';
+      });
+      await putRecorded(tables, undo, 'summaries', written, byKey('summaries', existingRows));
     },
   };
 
   let batch: Batch | undefined;
   let batchChars = 0;
-
-  const flush = async () => {
-    if (batch === undefined) return;
-    const pending = batch;
-    batch = undefined;
-    batchChars = 0;
-    await (writers[pending.table] as (rows: unknown[]) => Promise<void>)(pending.rows);
-  };
 
   const isFull = (current: Batch, next: BackupRecord): boolean => {
     if (current.table !== next.table) return true;
@@ -199,35 +267,45 @@ export function createRowImporter(db: BackupTables, header: { hasApiKeys: boolea
   };
 
   return {
+    report,
     /** Whether the current batch must be written before `record` joins one. */
     isFullFor(record: BackupRecord): boolean {
       return batch !== undefined && isFull(batch, record);
     },
-    /** Writes the current batch. */
-    flush,
-    /**
-     * Adds a row to the current batch. Synchronous on purpose: Dexie keeps its transaction
-     * across only so many native awaits that touch no table, and a file has millions of rows.
-     */
+    /** Adds a row to the current batch. */
     add(record: BackupRecord): void {
       const current: Batch = batch ?? { table: record.table, rows: [] };
       (current.rows as BackupRecord['row'][]).push(record.row);
       batch = current;
       batchChars += measureRecord(record);
     },
-    /** Writes the last batch and gives sessions whose chats changed a new version. */
-    async finish(): Promise<BackupImportReport> {
-      await flush();
-      for (const id of touchedSessions) {
-        if (writtenSessions.has(id)) continue;
-        await db.sessions
-          .where('id')
-          .equals(id)
-          .modify((session) => {
-            session.version += 1;
-          });
-      }
-      return report;
+    /** Hands the current batch over to be written, leaving none. */
+    take(): RowBatch | undefined {
+      const taken = batch;
+      batch = undefined;
+      batchChars = 0;
+      return taken;
+    },
+    /** Writes a batch into the caller's transaction, recording what it replaces. */
+    async write(tables: BackupTables, undo: UndoRecorder, pending: RowBatch): Promise<void> {
+      await (writers[pending.table] as Writer<BackupTable>)(tables, undo, pending.rows);
+    },
+    /** Sessions whose chats changed here but whose rows were not written from the backup. */
+    sessionsToBump(): string[] {
+      return [...touchedSessions].filter((id) => !writtenSessions.has(id));
+    },
+    /** Gives each of those sessions a new version, so no cache serves its chain stale. */
+    async bumpVersions(tables: BackupTables, undo: UndoRecorder, ids: string[]): Promise<void> {
+      const rows = (await tables.sessions.bulkGet(ids)).filter(
+        (row): row is SessionRow => row !== undefined,
+      );
+      await putRecorded(
+        tables,
+        undo,
+        'sessions',
+        rows.map((row) => ({ ...row, version: row.version + 1 })),
+        byKey('sessions', rows),
+      );
     },
   };
 }

@@ -1,0 +1,161 @@
+/**
+ * The undo journal of a backup import. An import writes in many small transactions, so that
+ * neither IndexedDB nor the page holds the whole file's writes at once; this journal is what
+ * keeps it all or nothing. Before its first batch an import adds its row to `imports`; each batch
+ * records in `importUndo`, in the same transaction as its writes, what every row it writes or
+ * deletes held before (null where there was none). Deleting the `imports` row is the commit.
+ * Until then, undoing applies the oldest record of each row, so the data comes back exactly as
+ * it was: on a failure or a cancel at once, after a closed tab or a crash at the next start
+ * (`recoverInterruptedImports`). A Web Lock held for the whole import keeps a second tab from
+ * importing meanwhile, or from undoing an import that is still running.
+ */
+import type { Table } from 'dexie';
+import type { CarrelDb, ImportUndoRow } from '../db';
+import { BACKUP_TABLES, type BackupTable } from './backup-format';
+
+/** The lock an import holds from its first write to its commit or undo. */
+export const IMPORT_LOCK_NAME = 'carrel-backup-import';
+
+/** Journal records undone per transaction: pre-images can be whole messages or files. */
+const UNDO_BATCH_ROWS = 200;
+/** Records of a committed import deleted per transaction. */
+const CLEAR_BATCH_ROWS = 2_000;
+
+/** The tables an import writes, plus the journal. */
+export function journaledTables(db: CarrelDb): Table[] {
+  return [...BACKUP_TABLES.map((table) => db.table(table)), db.importUndo];
+}
+
+/** Settings are keyed by `key`, every other backed-up table by `id`. */
+export function keyOf(table: BackupTable, row: object): string {
+  return String((row as Record<string, unknown>)[table === 'settings' ? 'key' : 'id']);
+}
+
+/** One batch's undo records, written with the batch (call `flush` before its transaction ends). */
+export interface UndoRecorder {
+  /** `before` is the row `key` holds now, before this batch changes it; undefined for none. */
+  record(table: BackupTable, key: string, before: unknown): void;
+  flush(undo: Table<ImportUndoRow, number>): Promise<void>;
+}
+
+export function createUndoRecorder(importId: string): UndoRecorder {
+  let records: ImportUndoRow[] = [];
+  return {
+    record(table, key, before) {
+      records.push({ importId, table, key, before: before ?? null });
+    },
+    async flush(undo) {
+      const pending = records;
+      records = [];
+      if (pending.length > 0) await undo.bulkAdd(pending);
+    },
+  };
+}
+
+/** Starts an import's journal: from here until `commitImport`, recovery would undo it. */
+export async function beginImport(
+  db: CarrelDb,
+  importId: string,
+  startedAt: number,
+): Promise<void> {
+  await db.imports.add({ id: importId, startedAt });
+}
+
+/** The commit: the import's row goes, then its records (they undo nothing any more). */
+export async function commitImport(db: CarrelDb, importId: string): Promise<void> {
+  await db.imports.delete(importId);
+  await clearRecords(db, importId);
+}
+
+async function clearRecords(db: CarrelDb, importId: string): Promise<void> {
+  for (;;) {
+    const keys = await db.importUndo
+      .where('importId')
+      .equals(importId)
+      .limit(CLEAR_BATCH_ROWS)
+      .primaryKeys();
+    if (keys.length === 0) return;
+    await db.importUndo.bulkDelete(keys);
+  }
+}
+
+/**
+ * Puts back what the import changed, newest records first, a batch per transaction; each
+ * batch deletes the records it applied, so an undo cut short resumes where it stopped.
+ */
+export async function undoImport(db: CarrelDb, importId: string): Promise<void> {
+  for (;;) {
+    const isDone = await db.transaction('rw', journaledTables(db), async () => {
+      const records = await db.importUndo
+        .where('importId')
+        .equals(importId)
+        .reverse()
+        .limit(UNDO_BATCH_ROWS)
+        .toArray();
+      if (records.length === 0) return true;
+      // Newest first: a row written twice keeps its oldest record, the state before the import.
+      const oldest = new Map<string, ImportUndoRow>();
+      for (const record of records) oldest.set(`${record.table}\u0000${record.key}`, record);
+      const byTable = new Map<string, { deleted: string[]; restored: unknown[] }>();
+      for (const record of oldest.values()) {
+        let changes = byTable.get(record.table);
+        if (changes === undefined) {
+          changes = { deleted: [], restored: [] };
+          byTable.set(record.table, changes);
+        }
+        if (record.before === null) changes.deleted.push(record.key);
+        else changes.restored.push(record.before);
+      }
+      for (const [table, changes] of byTable) {
+        await db.table(table).bulkDelete(changes.deleted);
+        await db.table(table).bulkPut(changes.restored);
+      }
+      await db.importUndo.bulkDelete(records.map((record) => record.seq as number));
+      return false;
+    });
+    if (isDone) break;
+  }
+  await db.imports.delete(importId);
+}
+
+/**
+ * Undoes every import that never committed and drops the records committed ones left. Call it
+ * holding the import lock (an import in another tab holds it while it writes).
+ */
+export async function undoUnfinishedImports(db: CarrelDb): Promise<void> {
+  const unfinished = await db.imports.toCollection().primaryKeys();
+  for (const importId of unfinished) await undoImport(db, importId);
+  const withRecords = (await db.importUndo.orderBy('importId').uniqueKeys()) as string[];
+  for (const importId of withRecords) await clearRecords(db, importId);
+}
+
+/** The browser's Web Locks, where it has them (fake-indexeddb tests in Node have none). */
+export function defaultLocks(): LockManager | undefined {
+  return typeof navigator !== 'undefined' && 'locks' in navigator ? navigator.locks : undefined;
+}
+
+/**
+ * Runs `work` holding the import lock, or returns `busy` at once when another tab holds it.
+ * Without Web Locks there is one context, so `work` simply runs.
+ */
+export async function withImportLock<T>(
+  locks: LockManager | undefined,
+  work: () => Promise<T>,
+): Promise<{ kind: 'done'; value: T } | { kind: 'busy' }> {
+  if (locks === undefined) return { kind: 'done', value: await work() };
+  return locks.request(IMPORT_LOCK_NAME, { ifAvailable: true }, async (lock) =>
+    lock === null ? { kind: 'busy' as const } : { kind: 'done' as const, value: await work() },
+  );
+}
+
+/**
+ * At start: an import a closed tab or a crash cut short is undone, unless another tab is still
+ * running it. Resolves to whether the journal was looked at (false: another tab is importing).
+ */
+export async function recoverInterruptedImports(
+  db: CarrelDb,
+  locks: LockManager | undefined = defaultLocks(),
+): Promise<boolean> {
+  const outcome = await withImportLock(locks, () => undoUnfinishedImports(db));
+  return outcome.kind === 'done';
+}
