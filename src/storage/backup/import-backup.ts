@@ -172,6 +172,8 @@ export async function importBackup(
           const report = await writeBackup(db, file, importId, checked, signal, (bytes) =>
             progress.moveTo(Math.min(file.size - 1, Math.floor(half + bytes / 2))),
           );
+          // A cancel that came during the last batch still undoes it: nothing is committed yet.
+          signal?.throwIfAborted();
           await commitImport(db, importId);
           return report;
         } catch (error) {
