@@ -1,20 +1,20 @@
 /**
  * Importing a backup, all or nothing, with memory bounded whatever the file's size. The file is
- * read as a stream twice. The first pass checks every row against its table's schema and the
- * parent links for cycles, and writes nothing: a bad file is refused whole, naming its first
- * problems. The second pass writes in batches, one transaction each, under the undo journal of
- * `import-journal.ts`: a cancel, a full disk or any other failure undoes what the batches wrote,
- * and an import cut short by a closed tab is undone at the next start. A good file merges into
- * what is already here, the newer `updatedAt` winning for rows that exist on both sides. Memory
- * holds one batch of rows and the imported messages' parent links.
+ * read as a stream twice. The first pass checks every row against its table's schema and writes
+ * nothing: a bad file is refused whole, naming its first problems. The second pass writes in
+ * batches, one transaction each, under the undo journal of `import-journal.ts`: parent links
+ * that form a cycle (found batch by batch, through the rows already written), a cancel, a full
+ * disk or any other failure undo what the batches wrote, and an import cut short by a closed tab
+ * is undone at the next start. A good file merges into what is already here, the newer
+ * `updatedAt` winning for rows that exist on both sides. Memory holds one batch of rows, the
+ * summaries and the ids they refer to.
  */
 import type { Transaction } from 'dexie';
 import type { BackupImportReport, BackupWorkOptions, Clock } from '../../core/ports';
 import type { CarrelDb, ImportUndoRow } from '../db';
 import { StorageError } from '../errors';
 import { guardStorage } from '../guard';
-import { describeCycle, findImportedParentCycle } from '../message-lines';
-import { BACKUP_TABLES, type BackupRow } from './backup-format';
+import { BACKUP_TABLES, type BackupRecord, type BackupRow } from './backup-format';
 import {
   beginImport,
   commitImport,
@@ -25,7 +25,7 @@ import {
   withImportLock,
 } from './import-journal';
 import { createProgressReporter } from './progress';
-import { invalidBackup, readBackupRecords } from './read-backup';
+import { readBackupRecords } from './read-backup';
 import { createRowImporter, type BackupTables, type RowBatch } from './row-importer';
 
 export { MAX_BACKUP_BLOB_BASE64_CHARS, MAX_BACKUP_STRING_CHARS } from './read-backup';
@@ -47,64 +47,57 @@ function bindTables(transaction: Transaction): BackupTables {
   ) as unknown as BackupTables;
 }
 
-/** What the checking pass learned that the writing pass needs. */
-interface CheckedBackup {
-  /** Summaries not imported: id to the reason the report gives. */
-  summariesLeftOut: Map<string, string>;
-}
-
 type SummaryRow = BackupRow<'summaries'>;
 
-/** Why a summary cannot come along, or undefined when its chat and messages are all here. */
-function whySummaryLeftOut(
-  summary: SummaryRow,
-  sessionIds: ReadonlySet<string>,
-  messageSessions: ReadonlyMap<string, string>,
-): string | undefined {
-  if (!sessionIds.has(summary.sessionId))
-    return `summary "${summary.id}": its chat "${summary.sessionId}" is not in the backup.`;
-  const missing = [summary.lastMessageId, ...summary.coveredIds].find(
-    (id) => messageSessions.get(id) !== summary.sessionId,
-  );
-  return missing === undefined
-    ? undefined
-    : `summary "${summary.id}": message "${missing}" it stands for is not in the backup's chat.`;
-}
-
 /**
- * The first pass: every row is checked as it streams by (a bad one throws, naming it), and the
- * parent links of the imported messages are checked for cycles, through the rows already here.
+ * The first pass: every row is checked as it streams by, and a bad one throws, naming it.
+ * Summaries are kept (they are few, and come last): whether one can be imported depends on
+ * the chats and messages the whole file holds.
  */
 async function checkBackup(
-  db: CarrelDb,
   file: Blob,
   signal: AbortSignal | undefined,
   onBytes: (bytes: number) => void,
-): Promise<CheckedBackup> {
+): Promise<SummaryRow[]> {
   const backup = await readBackupRecords(file, { onProgress: ({ done }) => onBytes(done) });
-  const links = new Map<string, string | null>();
-  const messageSessions = new Map<string, string>();
-  const sessionIds = new Set<string>();
   const summaries: SummaryRow[] = [];
   for await (const record of backup.records) {
     signal?.throwIfAborted();
-    if (record.table === 'messages') {
-      links.set(record.row.id, record.row.parentId);
-      messageSessions.set(record.row.id, record.row.sessionId);
-    } else if (record.table === 'sessions') {
-      sessionIds.add(record.row.id);
-    } else if (record.table === 'summaries') {
-      summaries.push(record.row);
-    }
+    if (record.table === 'summaries') summaries.push(record.row);
   }
-  const cycle = await findImportedParentCycle(db, links);
-  if (cycle !== undefined) throw invalidBackup(describeCycle(cycle));
-  const summariesLeftOut = new Map<string, string>();
-  for (const summary of summaries) {
-    const reason = whySummaryLeftOut(summary, sessionIds, messageSessions);
-    if (reason !== undefined) summariesLeftOut.set(summary.id, reason);
-  }
-  return { summariesLeftOut };
+  return summaries;
+}
+
+/**
+ * Which chats and messages the backup holds, among those its summaries need: only those are
+ * remembered, so memory does not grow with the number of messages.
+ */
+function createSummaryCheck(summaries: readonly SummaryRow[]) {
+  const neededSessions = new Set(summaries.map((summary) => summary.sessionId as string));
+  const neededMessages = new Set(
+    summaries.flatMap((summary) => [summary.lastMessageId as string, ...summary.coveredIds]),
+  );
+  const sessions = new Set<string>();
+  const messageSessions = new Map<string, string>();
+  return {
+    see(record: BackupRecord): void {
+      if (record.table === 'sessions' && neededSessions.has(record.row.id))
+        sessions.add(record.row.id);
+      if (record.table === 'messages' && neededMessages.has(record.row.id))
+        messageSessions.set(record.row.id, record.row.sessionId);
+    },
+    /** Why a summary cannot come along, or undefined when its chat and messages are all here. */
+    whyLeftOut(summary: SummaryRow): string | undefined {
+      if (!sessions.has(summary.sessionId))
+        return `summary "${summary.id}": its chat "${summary.sessionId}" is not in the backup.`;
+      const missing = [summary.lastMessageId, ...summary.coveredIds].find(
+        (id) => messageSessions.get(id) !== summary.sessionId,
+      );
+      return missing === undefined
+        ? undefined
+        : `summary "${summary.id}": message "${missing}" it stands for is not in the backup's chat.`;
+    },
+  };
 }
 
 /** The second pass: the rows again, written batch by batch under the journal of `importId`. */
@@ -112,7 +105,7 @@ async function writeBackup(
   db: CarrelDb,
   file: Blob,
   importId: string,
-  checked: CheckedBackup,
+  summaries: readonly SummaryRow[],
   signal: AbortSignal | undefined,
   onBytes: (bytes: number) => void,
 ): Promise<BackupImportReport> {
@@ -131,11 +124,23 @@ async function writeBackup(
     signal?.throwIfAborted();
     await inTransaction((tables) => importer.write(tables, undo, batch));
   };
-  for await (const record of backup.records) {
-    signal?.throwIfAborted();
-    if (record.table === 'summaries' && checked.summariesLeftOut.has(record.row.id)) continue;
+  const add = async (record: BackupRecord) => {
     if (importer.isFullFor(record)) await write(importer.take());
     importer.add(record);
+  };
+  const summaryCheck = createSummaryCheck(summaries);
+  for await (const record of backup.records) {
+    signal?.throwIfAborted();
+    // Summaries go last, once the whole file has said which chats and messages it holds.
+    if (record.table === 'summaries') continue;
+    summaryCheck.see(record);
+    await add(record);
+  }
+  const summariesLeftOut: string[] = [];
+  for (const summary of summaries) {
+    const reason = summaryCheck.whyLeftOut(summary);
+    if (reason === undefined) await add({ table: 'summaries', row: summary });
+    else summariesLeftOut.push(reason);
   }
   await write(importer.take());
   const toBump = importer.sessionsToBump();
@@ -144,7 +149,7 @@ async function writeBackup(
     const ids = toBump.slice(start, start + VERSION_BATCH_ROWS);
     await inTransaction((tables) => importer.bumpVersions(tables, undo, ids));
   }
-  return { ...importer.report, summariesLeftOut: [...checked.summariesLeftOut.values()] };
+  return { ...importer.report, summariesLeftOut };
 }
 
 export async function importBackup(
@@ -158,8 +163,8 @@ export async function importBackup(
   // Each pass is half the bar; the last step waits for the commit.
   const half = file.size / 2;
   try {
-    const checked = await guardStorage(db, () =>
-      checkBackup(db, file, signal, (bytes) => progress.moveTo(Math.floor(bytes / 2))),
+    const summaries = await guardStorage(db, () =>
+      checkBackup(file, signal, (bytes) => progress.moveTo(Math.floor(bytes / 2))),
     );
     signal?.throwIfAborted();
     const outcome = await withImportLock(context.locks, () =>
@@ -169,7 +174,7 @@ export async function importBackup(
         const importId = context.newId();
         await beginImport(db, importId, context.clock.now());
         try {
-          const report = await writeBackup(db, file, importId, checked, signal, (bytes) =>
+          const report = await writeBackup(db, file, importId, summaries, signal, (bytes) =>
             progress.moveTo(Math.min(file.size - 1, Math.floor(half + bytes / 2))),
           );
           // A cancel that came during the last batch still undoes it: nothing is committed yet.

@@ -10,11 +10,12 @@ import { mergeImportedProvider } from '../../core/model';
 import { isSettingKey } from '../../core/model/settings';
 import type { BackupImportReport } from '../../core/ports';
 import type { CarrelDb, ChunkRow, FileRow, SessionRow } from '../db';
-import { placeImportedRows } from '../message-lines';
+import { describeCycle, findImportedParentCycle, placeImportedRows } from '../message-lines';
 import { toMessageRow } from '../message-rows';
 import type { BackupRecord, BackupRow, BackupTable } from './backup-format';
 import { decodeBase64 } from './base64';
 import { keyOf, type UndoRecorder } from './import-journal';
+import { invalidBackup } from './read-backup';
 
 /** Rows written per batch: large enough for few round trips, small enough for bounded memory. */
 const BATCH_ROWS = 500;
@@ -134,12 +135,22 @@ export function createRowImporter(header: { hasApiKeys: boolean }) {
     },
     async messages(tables, undo, rows) {
       const existingRows = await tables.messages.bulkGet(rows.map((m) => m.id));
-      const written = rows.flatMap((message, index) => {
+      const incoming = rows.filter((message, index) => {
         const decision = decide(existingRows[index], message);
         count(decision);
-        if (decision === 'keep') return [];
+        return decision !== 'keep';
+      });
+      // The file's links are checked whether or not its rows are newer: a cycle makes the file
+      // bad. Every cycle is found once its last message arrives: the walk from that batch's rows
+      // follows the links of the rows written before, so memory holds one batch's links.
+      const cycle = await findImportedParentCycle(
+        tables,
+        new Map(rows.map((message) => [message.id, message.parentId])),
+      );
+      if (cycle !== undefined) throw invalidBackup(describeCycle(cycle));
+      const written = incoming.map((message) => {
         touchedSessions.add(message.sessionId);
-        return [toMessageRow(message)];
+        return toMessageRow(message);
       });
       const placed = await placeImportedRows(tables, written);
       await putRecorded(tables, undo, 'messages', placed, byKey('messages', existingRows));

@@ -188,7 +188,11 @@ function openFaultyDb(name: string, indexedDb: ReturnType<typeof createTestIndex
               rowsByTransaction[index] = 0;
             }
             rowsByTransaction[index]! +=
-              'values' in request ? request.values.length : (request.keys?.length ?? 0);
+              request.type === 'add' || request.type === 'put'
+                ? request.values.length
+                : request.type === 'delete'
+                  ? request.keys.length
+                  : 0;
             if (index !== armed.at) return table.mutate(request);
             const { fault, controller } = armed;
             if (fault === 'cancel') {
@@ -259,7 +263,7 @@ function createLocks(): LockManager {
   return {
     request,
     query: () => Promise.resolve({ held: [], pending: [] }),
-  } as unknown as LockManager;
+  };
 }
 
 describe('a backup import stopped at any batch', () => {
