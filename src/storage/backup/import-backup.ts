@@ -25,7 +25,7 @@ import {
   withImportLock,
 } from './import-journal';
 import { createProgressReporter } from './progress';
-import { readBackupRecords } from './read-backup';
+import { readBackupRecords, type ReadBackup } from './read-backup';
 import { createRowImporter, type BackupTables, type RowBatch } from './row-importer';
 
 export { MAX_BACKUP_BLOB_BASE64_CHARS, MAX_BACKUP_STRING_CHARS } from './read-backup';
@@ -49,6 +49,27 @@ function bindTables(transaction: Transaction): BackupTables {
 
 type SummaryRow = BackupRow<'summaries'>;
 
+/** Rows checked between two yields to the event loop. */
+const ROWS_PER_YIELD = 256;
+
+/**
+ * The file's rows with the cancel checked before each, yielding to the event loop every few
+ * hundred: reading a slice of the file and checking its rows is all microtasks, and the page
+ * must keep painting the progress (and hear the Cancel) meanwhile.
+ */
+async function* eachRecord(
+  records: ReadBackup['records'],
+  signal: AbortSignal | undefined,
+): AsyncGenerator<BackupRecord> {
+  let count = 0;
+  for await (const record of records) {
+    signal?.throwIfAborted();
+    yield record;
+    count += 1;
+    if (count % ROWS_PER_YIELD === 0) await new Promise<void>((resolve) => setTimeout(resolve, 0));
+  }
+}
+
 /**
  * The first pass: every row is checked as it streams by, and a bad one throws, naming it.
  * Summaries are kept (they are few, and come last): whether one can be imported depends on
@@ -61,8 +82,7 @@ async function checkBackup(
 ): Promise<SummaryRow[]> {
   const backup = await readBackupRecords(file, { onProgress: ({ done }) => onBytes(done) });
   const summaries: SummaryRow[] = [];
-  for await (const record of backup.records) {
-    signal?.throwIfAborted();
+  for await (const record of eachRecord(backup.records, signal)) {
     if (record.table === 'summaries') summaries.push(record.row);
   }
   return summaries;
@@ -129,8 +149,7 @@ async function writeBackup(
     importer.add(record);
   };
   const summaryCheck = createSummaryCheck(summaries);
-  for await (const record of backup.records) {
-    signal?.throwIfAborted();
+  for await (const record of eachRecord(backup.records, signal)) {
     // Summaries go last, once the whole file has said which chats and messages it holds.
     if (record.table === 'summaries') continue;
     summaryCheck.see(record);
