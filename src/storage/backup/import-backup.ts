@@ -139,8 +139,8 @@ async function writeBackup(
       await work(bindTables(transaction));
       await undo.flush(transaction.table<ImportUndoRow, number>('importUndo'));
     });
-  const write = async (batch: RowBatch | undefined) => {
-    if (batch === undefined) return;
+  const write = async (batch: RowBatch) => {
+    if (batch.length === 0) return;
     signal?.throwIfAborted();
     await inTransaction((tables) => importer.write(tables, undo, batch));
   };

@@ -20,8 +20,6 @@ export const IMPORT_LOCK_NAME = 'carrel-backup-import';
 
 /** Journal records undone per transaction: pre-images can be whole messages or files. */
 const UNDO_BATCH_ROWS = 200;
-/** Records of a committed import deleted per transaction. */
-const CLEAR_BATCH_ROWS = 2_000;
 
 /** The tables an import writes, plus the journal. */
 export function journaledTables(db: CarrelDb): Table[] {
@@ -63,22 +61,15 @@ export async function beginImport(
   await db.imports.add({ id: importId, startedAt });
 }
 
-/** The commit: the import's row goes, then its records (they undo nothing any more). */
+/**
+ * The commit: the import's row goes, and its records with it (they undo nothing any more), in
+ * one transaction (deleting records reads none of them).
+ */
 export async function commitImport(db: CarrelDb, importId: string): Promise<void> {
-  await db.imports.delete(importId);
-  await clearRecords(db, importId);
-}
-
-async function clearRecords(db: CarrelDb, importId: string): Promise<void> {
-  for (;;) {
-    const keys = await db.importUndo
-      .where('importId')
-      .equals(importId)
-      .limit(CLEAR_BATCH_ROWS)
-      .primaryKeys();
-    if (keys.length === 0) return;
-    await db.importUndo.bulkDelete(keys);
-  }
+  await db.transaction('rw', db.imports, db.importUndo, async () => {
+    await db.imports.delete(importId);
+    await db.importUndo.where('importId').equals(importId).delete();
+  });
 }
 
 /**
@@ -121,14 +112,12 @@ export async function undoImport(db: CarrelDb, importId: string): Promise<void> 
 }
 
 /**
- * Undoes every import that never committed and drops the records committed ones left. Call it
- * holding the import lock (an import in another tab holds it while it writes).
+ * Undoes every import that never committed. Call it holding the import lock (an import in
+ * another tab holds it while it writes).
  */
 export async function undoUnfinishedImports(db: CarrelDb): Promise<void> {
   const unfinished = await db.imports.toCollection().primaryKeys();
   for (const importId of unfinished) await undoImport(db, importId);
-  const withRecords = (await db.importUndo.orderBy('importId').uniqueKeys()) as string[];
-  for (const importId of withRecords) await clearRecords(db, importId);
 }
 
 /** The browser's Web Locks, where it has them (fake-indexeddb tests in Node have none). */

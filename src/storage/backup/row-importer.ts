@@ -47,8 +47,8 @@ const measureRecord = (record: BackupRecord): number =>
 /** The tables a backup writes, bound to one batch's transaction. */
 export type BackupTables = Pick<CarrelDb, BackupTable>;
 
-/** One batch of rows of one table, as the import hands it to a transaction. */
-export type RowBatch = Batch;
+/** One batch, as the import hands it to a transaction: rows grouped by table, in file order. */
+export type RowBatch = Batch[];
 
 export function createRowImporter(header: { hasApiKeys: boolean }) {
   const report: BackupImportReport = {
@@ -261,45 +261,51 @@ export function createRowImporter(header: { hasApiKeys: boolean }) {
     },
   };
 
-  let batch: Batch | undefined;
-  let batchChars = 0;
+  /** Rows waiting to be written, one group per table in file order (a few small tables share). */
+  let groups: Batch[] = [];
+  let pendingRows = 0;
+  let pendingChars = 0;
 
-  const isFull = (current: Batch, next: BackupRecord): boolean => {
-    if (current.table !== next.table) return true;
+  const isFull = (next: BackupRecord): boolean => {
+    const current = groups[groups.length - 1];
+    if (current === undefined) return false;
     if (current.table === 'messages' && next.table === 'messages') {
       // Flushing between sessions keeps each session's messages in one batch, placed at once.
       const last = current.rows[current.rows.length - 1];
       return (
         current.rows.length >= MAX_MESSAGE_BATCH_ROWS ||
-        (current.rows.length >= BATCH_ROWS && last?.sessionId !== next.row.sessionId)
+        (pendingRows >= BATCH_ROWS && last?.sessionId !== next.row.sessionId)
       );
     }
-    return current.rows.length >= BATCH_ROWS || batchChars >= BATCH_CHARS;
+    return pendingRows >= BATCH_ROWS || pendingChars >= BATCH_CHARS;
   };
 
   return {
     report,
-    /** Whether the current batch must be written before `record` joins one. */
-    isFullFor(record: BackupRecord): boolean {
-      return batch !== undefined && isFull(batch, record);
-    },
-    /** Adds a row to the current batch. */
+    /** Whether the pending rows must be written before `record` joins them. */
+    isFullFor: isFull,
+    /** Adds a row to the pending batch. */
     add(record: BackupRecord): void {
-      const current: Batch = batch ?? { table: record.table, rows: [] };
+      const last = groups[groups.length - 1];
+      const current: Batch =
+        last?.table === record.table ? last : ({ table: record.table, rows: [] });
+      if (current !== last) groups.push(current);
       (current.rows as BackupRecord['row'][]).push(record.row);
-      batch = current;
-      batchChars += measureRecord(record);
+      pendingRows += 1;
+      pendingChars += measureRecord(record);
     },
-    /** Hands the current batch over to be written, leaving none. */
-    take(): RowBatch | undefined {
-      const taken = batch;
-      batch = undefined;
-      batchChars = 0;
+    /** Hands the pending batch over to be written (empty when nothing is pending). */
+    take(): RowBatch {
+      const taken = groups;
+      groups = [];
+      pendingRows = 0;
+      pendingChars = 0;
       return taken;
     },
-    /** Writes a batch into the caller's transaction, recording what it replaces. */
+    /** Writes a batch into the caller's transaction, table by table in file order. */
     async write(tables: BackupTables, undo: UndoRecorder, pending: RowBatch): Promise<void> {
-      await (writers[pending.table] as Writer<BackupTable>)(tables, undo, pending.rows);
+      for (const group of pending)
+        await (writers[group.table] as Writer<BackupTable>)(tables, undo, group.rows);
     },
     /** Sessions whose chats changed here but whose rows were not written from the backup. */
     sessionsToBump(): string[] {

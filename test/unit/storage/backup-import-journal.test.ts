@@ -275,7 +275,7 @@ describe('a backup import stopped at any batch', () => {
 
     expect(report.inserted).toBeGreaterThan(700);
     const rows = target.rowsByTransaction();
-    expect(rows.length).toBeGreaterThan(4);
+    expect(rows.length).toBeGreaterThan(1);
     // A batch is at most 500 rows; what it replaced is journaled beside it.
     expect(Math.max(...rows)).toBeLessThanOrEqual(1_000);
     expect(await target.db.imports.count()).toBe(0);
