@@ -304,6 +304,12 @@ export interface BackupImportReport {
    * address or headers; each asks for its key again.
    */
   providersWithoutKey: string[];
+  /**
+   * Compaction summaries the backup holds but that were not imported, each with why: a summary
+   * whose chat or covered messages are not in the same backup would stand in for messages
+   * this device may not have.
+   */
+  summariesLeftOut: string[];
 }
 
 /** How far an export (rows) or an import (bytes of the file) has got. */
@@ -328,8 +334,9 @@ export interface Backup {
     options?: BackupWorkOptions & { includeApiKeys?: boolean },
   ): Promise<Blob>;
   /**
-   * Reads the file as a stream, checking every row, and writes everything in one transaction,
-   * or nothing (a bad row, a file cut short, a cancel or a full disk all leave the data as it was).
+   * Reads the file as a stream, checking every row, then writes it in batches under an undo
+   * journal: everything or nothing (a bad row, a file cut short, a cancel, a full disk or a
+   * closed tab all leave the data as it was; a closed tab's import is undone at the next start).
    */
   importBackup(file: Blob, options?: BackupWorkOptions): Promise<BackupImportReport>;
 }

@@ -147,10 +147,38 @@ export const SCHEMA_V7 = {
   searchBlocks: 'fileId, projectId',
 } as const;
 
-export const CURRENT_SCHEMA_VERSION = 7;
 
 /** Files moved per step of the v5 → v6 upgrade: a step holds this many texts in memory. */
 const FILES_PER_UPGRADE_STEP = 50;
+
+/**
+ * Version 8: the journal of a backup import under way. An import writes in many transactions;
+ * `imports` holds one row per import not yet finished (written before its first batch, deleted
+ * when it commits) and `importUndo` what each of its writes replaced, so an import that fails,
+ * is cancelled or is cut short by a closed tab is undone. Nothing to migrate.
+ */
+export const SCHEMA_V8 = {
+  ...SCHEMA_V7,
+  imports: 'id',
+  importUndo: '++seq, importId',
+} as const;
+
+/** A backup import that has not committed: it is writing, or being undone. */
+export interface ImportRow {
+  id: string;
+  startedAt: number;
+}
+
+/** What one write of an import replaced: the row as it was, or null where there was none. */
+export interface ImportUndoRow {
+  seq?: number;
+  importId: string;
+  table: string;
+  key: string;
+  before: unknown;
+}
+
+export const CURRENT_SCHEMA_VERSION = 8;
 
 function sumTokens(values: readonly unknown[]): number {
   return values.reduce<number>(
@@ -302,6 +330,8 @@ export class CarrelDb extends Dexie {
   declare readonly summaries: Table<SummaryRow, string>;
   declare readonly fileTexts: Table<FileTextRow, string>;
   declare readonly searchBlocks: Table<SearchBlockRow, string>;
+  declare readonly imports: Table<ImportRow, string>;
+  declare readonly importUndo: Table<ImportUndoRow, number>;
 
   constructor(name: string, options: DexieOptions = {}) {
     // Strict durability: a message is on disk when the transaction resolves, not just in the
@@ -314,6 +344,7 @@ export class CarrelDb extends Dexie {
     this.version(5).stores(SCHEMA_V5);
     this.version(6).stores(SCHEMA_V6).upgrade(upgradeToV6);
     this.version(7).stores(SCHEMA_V7);
+    this.version(8).stores(SCHEMA_V8);
   }
 }
 

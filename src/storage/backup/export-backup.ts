@@ -7,6 +7,7 @@
 import { Dexie, type IndexableType, type Table } from 'dexie';
 import {
   agentSchema,
+  chatSummarySchema,
   collectSecrets,
   projectSchema,
   providerConfigSchema,
@@ -117,7 +118,19 @@ type Emit = (record: BackupRecord) => void;
 type Settle = () => Promise<void>;
 
 /** Tables whose text may hold a key (a pasted or echoed one): redacted in a file without keys. */
-const REDACTED_TABLES = new Set<BackupTable>(['sessions', 'messages', 'agents', 'settings']);
+const REDACTED_TABLES = new Set<BackupTable>([
+  'sessions',
+  'messages',
+  'agents',
+  'settings',
+  'summaries',
+]);
+
+/** A stored summary as the file holds it: checked with the schema the summary store writes. */
+const summaryRecord = (row: unknown): BackupRecord => ({
+  table: 'summaries',
+  row: parseStored(chatSummarySchema, row, 'Stored summary'),
+});
 
 /** A provider as a file without keys holds it: no key, and no record of where it was bound. */
 function withoutKey(provider: ProviderConfig): ProviderConfig {
@@ -247,6 +260,11 @@ async function planWholeDatabase(db: CarrelDb, options: SourceOptions): Promise<
           settle,
         ),
     },
+    {
+      count: await count(db.summaries),
+      write: (emit, settle) =>
+        eachPage(db.summaries, byId, (row) => emit(summaryRecord(row)), settle),
+    },
   ];
 }
 
@@ -341,6 +359,7 @@ async function planScoped(
     .anyOf(files.map((file) => file.id))
     .toArray();
   const usage = await db.usage.where('sessionId').anyOf(sessionIds).toArray();
+  const summaries = await db.summaries.where('sessionId').anyOf(sessionIds).toArray();
   const fromRows = <Row>(
     rows: Row[],
     toRecord: (row: Row) => BackupRecord | Promise<BackupRecord>,
@@ -372,6 +391,7 @@ async function planScoped(
       table: 'usage',
       row: parseStored(usageRecordSchema, row, 'Stored usage record'),
     })),
+    fromRows(summaries, summaryRecord),
   ];
 }
 

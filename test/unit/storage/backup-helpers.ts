@@ -45,6 +45,7 @@ const TABLES = [
   'providers',
   'settings',
   'usage',
+  'summaries',
 ] as const;
 
 /** A version 2 backup file's header and rows, table by table, as plain JSON. */
