@@ -25,6 +25,7 @@ import { createProviderStore } from '../../../src/storage/provider.store';
 import { createSessionStore } from '../../../src/storage/session.store';
 import { createSettingsStore } from '../../../src/storage/settings.store';
 import { createSummaryStore } from '../../../src/storage/summary.store';
+import { BACKUP_TABLES } from '../../../src/storage/backup/backup-format';
 import { dumpDatabase } from './backup-helpers';
 import {
   buildAssistantMessage,
@@ -35,18 +36,7 @@ import {
   openTestDb,
 } from './storage-fixtures';
 
-const BACKED_UP_TABLES = new Set([
-  'sessions',
-  'messages',
-  'projects',
-  'files',
-  'chunks',
-  'agents',
-  'providers',
-  'settings',
-  'usage',
-  'summaries',
-]);
+const BACKED_UP_TABLES = new Set<string>(BACKUP_TABLES);
 
 function chatMessages(sessionIndex: number, count: number, updatedAt: number): ChatMessageSimple[] {
   const sessionId = asSessionId(`s${sessionIndex}`);
