@@ -76,6 +76,6 @@ export {
   type StorageEstimateReport,
 } from './persistence';
 export { createSessionCache, type SessionCache, type SessionCacheStats } from './session-cache';
-// Not re-exported: search-index.ts (MiniSearch), backup/import-chatgpt.ts and
-// backup/export-markdown.ts are imported on first use (main.ts), so they stay out of the
+// Not re-exported: search-index.ts (MiniSearch), backup/import-chatgpt.ts, backup/shared-chat.ts
+// and backup/export-markdown.ts are imported on first use (main.ts), so they stay out of the
 // startup script; a re-export here would pull them into it.
