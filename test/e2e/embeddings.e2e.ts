@@ -176,6 +176,7 @@ test.describe('embeddings in the browser', () => {
     const row = project.uploads().filter({ hasText: 'log.md' });
     await expect(row.getByTestId('upload-stage')).toHaveText(/^Embedding [\d,]+ of [\d,]+ passages$/, { timeout: 30_000 });
     await expect(row.getByRole('progressbar')).toBeVisible();
+    await row.scrollIntoViewIfNeeded();
     await page.screenshot({ path: 'test-results/screenshots/progress-embedding-passages.png' });
     await row.getByRole('button', { name: 'Cancel log.md' }).click();
     // The file stays, found by keyword; the row says how far the embedding got.

@@ -83,8 +83,6 @@ test.describe('Settings › Storage', () => {
     const job = page.getByTestId('backup-progress');
     await expect(job).toContainText('Importing a backup');
     await expect.poll(async () => Number(await job.getByRole('progressbar').getAttribute('value'))).toBeGreaterThan(0);
-    await job.scrollIntoViewIfNeeded();
-    await page.screenshot({ path: 'test-results/screenshots/progress-backup-import.png' });
     await job.getByRole('button', { name: 'Cancel' }).click();
 
     await expect(page.getByTestId('storage-error')).toHaveText('Import cancelled: nothing was changed.');
@@ -95,12 +93,14 @@ test.describe('Settings › Storage', () => {
   });
 
   test('an export shows its progress, and Cancel saves no file', async ({ page, settings }) => {
+    // A 5 MB import, then an export slowed down on purpose.
+    test.setTimeout(60_000);
     // A slow disk: every write to the export file waits a while, so the export is seen under way.
     await page.addInitScript(() => {
       const descriptor = Object.getOwnPropertyDescriptor(FileSystemWritableFileStream.prototype, 'write');
       const write = descriptor?.value as (this: FileSystemWritableFileStream, data: FileSystemWriteChunkType) => Promise<void>;
       FileSystemWritableFileStream.prototype.write = function (this: FileSystemWritableFileStream, data: FileSystemWriteChunkType) {
-        return new Promise<void>((resolve) => setTimeout(resolve, 1_500)).then(() => write.call(this, data));
+        return new Promise<void>((resolve) => setTimeout(resolve, 1_000)).then(() => write.call(this, data));
       };
     });
     await page.reload();
