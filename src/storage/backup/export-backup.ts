@@ -459,6 +459,9 @@ export async function exportBackup(
         out.appendLine({ end: true, rows });
         const file = await Dexie.waitFor(out.finish(BACKUP_MIME_TYPE));
         progress.finish();
+        // A cancel while the last rows were written and the file closed still wins: the file
+        // is dropped, not handed out to be saved.
+        options.signal?.throwIfAborted();
         return file;
       }),
     );
