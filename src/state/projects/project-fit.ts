@@ -2,12 +2,17 @@
  * Whether a project's files fit a model (the context engine's own rule) and whether an
  * attachment can be sent at all, as the projects panel and the attachment chips say it.
  */
-import { allocateBudget, measureProjectFit, PROJECT_FIT_RATIO, resolveReservedOutput, sumProjectTokens } from '../../core/context';
+import {
+  allocateBudget,
+  measureProjectFit,
+  PROJECT_FIT_RATIO,
+  resolveReservedOutput,
+  sumProjectTokens,
+  type ProjectMode,
+} from '../../core/context';
 import type { ModelInfo, ProjectFile } from '../../core/model';
 import { showFileName } from '../../util/file-name';
 import { formatCount } from '../chat/usage-label';
-
-export type ProjectFitMode = 'inline' | 'search';
 
 export interface EmbeddedCount {
   embedded: number;
@@ -20,7 +25,8 @@ export interface ProjectFit {
   contextWindow: number | null;
   /** Tokens the files may take and still go inline; null without a model. */
   inlineLimit: number | null;
-  mode: ProjectFitMode | null;
+  /** What the turn will do with the files (measureProjectFit's verdict); null without a model. */
+  mode: ProjectMode | null;
   modeLabel: string;
   /** How search works right now (keywords only, or hybrid); null when the files go inline. */
   searchLabel: string | null;
