@@ -13,6 +13,7 @@ import type {
   Session,
   Usage,
   ChatSummary,
+  SavedPrompt,
 } from '../core/model';
 import { readOrigin } from '../core/model';
 import type { PageSpan } from '../core/ports';
@@ -109,7 +110,15 @@ export const SCHEMA_V5 = {
 
 export type SummaryRow = ChatSummary;
 
-export const CURRENT_SCHEMA_VERSION = 5;
+/** Version 6: the prompt library. A new table, nothing to migrate. */
+export const SCHEMA_V6 = {
+  ...SCHEMA_V5,
+  prompts: 'id',
+} as const;
+
+export type PromptRow = SavedPrompt;
+
+export const CURRENT_SCHEMA_VERSION = 6;
 
 function sumTokens(values: readonly unknown[]): number {
   return values.reduce<number>(
@@ -228,6 +237,7 @@ export class CarrelDb extends Dexie {
   declare readonly settings: Table<SettingRow, string>;
   declare readonly usage: Table<UsageRow, string>;
   declare readonly summaries: Table<SummaryRow, string>;
+  declare readonly prompts: Table<PromptRow, string>;
 
   constructor(name: string, options: DexieOptions = {}) {
     // Strict durability: a message is on disk when the transaction resolves, not just in the
@@ -238,6 +248,7 @@ export class CarrelDb extends Dexie {
     this.version(3).stores(SCHEMA_V3).upgrade(upgradeToV3);
     this.version(4).stores(SCHEMA_V4).upgrade(upgradeToV4);
     this.version(5).stores(SCHEMA_V5);
+    this.version(6).stores(SCHEMA_V6);
   }
 }
 

@@ -10,3 +10,4 @@ export * from './project';
 export * from './provider-key';
 export * from './plain-title';
 export * from './summary';
+export * from './prompt';

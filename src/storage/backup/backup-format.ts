@@ -14,6 +14,7 @@ import {
   chatMessageSimpleSchema,
   projectIdSchema,
   projectSchema,
+  promptSchema,
   providerConfigSchema,
   sessionIdSchema,
   sessionSchema,
@@ -84,6 +85,7 @@ export const BACKUP_ROW_SCHEMAS = {
   agents: agentSchema,
   providers: providerConfigSchema,
   settings: backupSettingSchema,
+  prompts: promptSchema,
   usage: usageRecordSchema,
 };
 export type BackupTable = keyof typeof BACKUP_ROW_SCHEMAS;
@@ -131,6 +133,8 @@ export const legacyBackupSchema = z.object({
   providers: z.array(providerConfigSchema),
   settings: z.array(backupSettingSchema),
   usage: z.array(usageRecordSchema),
+  /** Version 1 files were written before the prompt library. */
+  prompts: z.array(promptSchema).default([]),
 });
 export type LegacyBackup = z.infer<typeof legacyBackupSchema>;
 export type BackupFile = z.infer<typeof backupFileSchema>;

@@ -9,6 +9,7 @@ import {
   agentSchema,
   collectSecrets,
   projectSchema,
+  promptSchema,
   providerConfigSchema,
   redactSecretsDeep,
   sessionSchema,
@@ -117,7 +118,7 @@ type Emit = (record: BackupRecord) => void;
 type Settle = () => Promise<void>;
 
 /** Tables whose text may hold a key (a pasted or echoed one): redacted in a file without keys. */
-const REDACTED_TABLES = new Set<BackupTable>(['sessions', 'messages', 'agents', 'settings']);
+const REDACTED_TABLES = new Set<BackupTable>(['sessions', 'messages', 'agents', 'settings', 'prompts']);
 
 /** A provider as a file without keys holds it: no key, and no record of where it was bound. */
 function withoutKey(provider: ProviderConfig): ProviderConfig {
@@ -231,6 +232,7 @@ async function planWholeDatabase(db: CarrelDb, options: SourceOptions): Promise<
       agents: await count(db.agents),
       providers: await count(db.providers),
       settings: await count(db.settings),
+      prompts: await count(db.prompts),
     }),
     {
       count: await count(db.usage),
@@ -249,11 +251,14 @@ async function planWholeDatabase(db: CarrelDb, options: SourceOptions): Promise<
   ];
 }
 
-/** Agents, providers (keys blanked unless asked) and settings: only a whole backup has them. */
+/**
+ * Agents, providers (keys blanked unless asked), settings and saved prompts: only a whole
+ * backup has them.
+ */
 function planConfiguration(
   db: CarrelDb,
   options: SourceOptions,
-  counts: { agents: number; providers: number; settings: number },
+  counts: { agents: number; providers: number; settings: number; prompts: number },
 ): TableSource[] {
   return [
     {
@@ -293,6 +298,20 @@ function planConfiguration(
           (row) => {
             if (isExportable(row)) emit({ table: 'settings', row });
           },
+          settle,
+        ),
+    },
+    {
+      count: counts.prompts,
+      write: (emit, settle) =>
+        eachPage(
+          db.prompts,
+          byId,
+          (row) =>
+            emit({
+              table: 'prompts',
+              row: parseStored(promptSchema, row, `Stored prompt ${row.id}`),
+            }),
           settle,
         ),
     },

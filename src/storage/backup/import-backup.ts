@@ -30,6 +30,7 @@ function bindTables(transaction: Transaction): BackupTables {
     providers: bind('providers'),
     settings: bind('settings'),
     usage: bind('usage'),
+    prompts: bind('prompts'),
   };
 }
 

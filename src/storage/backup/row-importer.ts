@@ -141,6 +141,9 @@ export function createRowImporter(db: BackupTables, header: { hasApiKeys: boolea
     async agents(rows) {
       await db.agents.bulkPut(pickNewer(rows, await db.agents.bulkGet(rows.map((a) => a.id))));
     },
+    async prompts(rows) {
+      await db.prompts.bulkPut(pickNewer(rows, await db.prompts.bulkGet(rows.map((p) => p.id))));
+    },
     async providers(rows) {
       const existingRows = await db.providers.bulkGet(rows.map((p) => p.id));
       const written = rows.flatMap((provider, index) => {

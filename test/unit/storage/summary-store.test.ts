@@ -1,7 +1,7 @@
 import { Dexie } from 'dexie';
 import { describe, expect, it } from 'vitest';
 import { asMessageId, asProviderId, type ChatSummary } from '../../../src/core/model';
-import { openCarrelDb, SCHEMA_V4 } from '../../../src/storage/db';
+import { CURRENT_SCHEMA_VERSION, openCarrelDb, SCHEMA_V4 } from '../../../src/storage/db';
 import { createSessionStore } from '../../../src/storage/session.store';
 import { createSummaryStore } from '../../../src/storage/summary.store';
 import { buildSession, createFrozenClock, createTestIndexedDb } from './storage-fixtures';
@@ -30,7 +30,7 @@ describe('summaries in storage', () => {
     await old.table('messages').add({ id: 'm1', sessionId: 's1', parentId: '', role: 'user', status: 'complete', text: 'hi', tokenCount: 1, createdAt: 1, updatedAt: 1, isPinned: false, isExcluded: false, lineId: 'm1', depth: 0 });
     old.close();
     const db = await openCarrelDb('upgrade-v5', { dexie });
-    expect(db.verno).toBe(5);
+    expect(db.verno).toBe(CURRENT_SCHEMA_VERSION);
     expect(await db.summaries.count()).toBe(0);
     expect((await db.messages.get('m1'))?.text).toBe('hi');
     db.close();
