@@ -8,6 +8,7 @@ import { DatabaseStatus } from './state/shell/database-status.svelte';
 import './app/app.css';
 import { createTokenCounter } from './core/tokens';
 import { AgentsState } from './state/settings/agents.svelte';
+import { PromptsState } from './state/settings/prompts.svelte';
 import { AttachmentsState } from './state/chat/attachments.svelte';
 import { FileViewerState } from './state/projects/file-viewer.svelte';
 import { EmbeddingSettingsState, ProjectsState } from './state/projects/projects.svelte';
@@ -115,6 +116,13 @@ async function start(): Promise<void> {
     newId,
     now: clock.now,
   });
+  const prompts = new PromptsState({
+    store: stores.prompts,
+    watchPrompts: (onValue, onError) => observe(() => stores.prompts.list(), onValue, onError),
+    notices,
+    newId,
+    now: clock.now,
+  });
   const composer = new ComposerState({
     agent: workerClient,
     sessions: stores.sessions,
@@ -162,7 +170,7 @@ async function start(): Promise<void> {
     .recoverInterrupted()
     .then((recovered) => (recovered > 0 ? chat.reload() : undefined))
     .catch((error: unknown) => notices.report(error, 'Could not check for interrupted answers'));
-  mount(App, { target, props: { context: { router, chat, providers, sessions, agents, composer, notices, settings, storage, projects, attachments, fileViewer, embedding: embeddingSettings, builtin } } });
+  mount(App, { target, props: { context: { router, chat, providers, sessions, agents, prompts, composer, notices, settings, storage, projects, attachments, fileViewer, embedding: embeddingSettings, builtin } } });
   afterFirstPaint(() => {
     // Service worker, update prompt, install button and offline indicator (src/pwa, issue 10).
     const pwa = startPwa({ isGenerationRunning: () => chat.isRunning });

@@ -5,12 +5,14 @@ export type Route =
   /** `section`: the settings section to scroll to (`#/settings/embeddings`). */
   | { name: 'settings'; section?: string }
   | { name: 'agents' }
+  /** The prompt library. */
+  | { name: 'prompts' }
   /** A project's page; the projects panel fills it (the sidebar lists its chats meanwhile). */
   | { name: 'project'; projectId: ProjectId };
 
 /**
  * Hash routes, so the static build works on any host and offline:
- * #/, #/chat/<id>, #/settings, #/settings/<section>, #/agents, #/project/<id>.
+ * #/, #/chat/<id>, #/settings, #/settings/<section>, #/agents, #/prompts, #/project/<id>.
  */
 export function parseRoute(hash: string): Route {
   const path = hash.replace(/^#/, '');
@@ -18,6 +20,7 @@ export function parseRoute(hash: string): Route {
   const settings = /^\/settings\/([a-z-]+)$/.exec(path);
   if (settings?.[1]) return { name: 'settings', section: settings[1] };
   if (path === '/agents') return { name: 'agents' };
+  if (path === '/prompts') return { name: 'prompts' };
   const chat = /^\/chat\/([^/]+)$/.exec(path);
   if (chat?.[1]) return { name: 'chat', sessionId: decodeURIComponent(chat[1]) as SessionId };
   const project = /^\/project\/([^/]+)$/.exec(path);
@@ -31,6 +34,8 @@ export function routeHref(route: Route): string {
       return route.section ? `#/settings/${route.section}` : '#/settings';
     case 'agents':
       return '#/agents';
+    case 'prompts':
+      return '#/prompts';
     case 'project':
       return `#/project/${encodeURIComponent(route.projectId)}`;
     case 'chat':
