@@ -22,7 +22,8 @@ import { RouterState } from './state/shell/router.svelte';
 import { SessionsState } from './state/chat/sessions.svelte';
 import { SettingsState } from './state/settings/settings.svelte';
 import { StorageSettingsState } from './state/settings/settings-storage.svelte';
-import { createStores, observe, openCarrelDb } from './storage';
+import { UsageState } from './state/usage/usage.svelte';
+import { createStores, observe, openCarrelDb, recoverInterruptedImports, watchImportUnderway } from './storage';
 import { createAgentClient } from './workers/agent/agent.client';
 import { createAnswerFeed, openRelayChannel } from './workers/agent/answer-relay';
 import { createGenerationClient } from './workers/generation/generation.client';
@@ -47,6 +48,11 @@ async function start(): Promise<void> {
     onBlocked: () => databaseStatus.markBlocked(),
   });
   mount(DatabaseBanner, { target: document.body, props: { status: databaseStatus } });
+  // Rows of an import that is writing show as they land: the banner says so, in every tab.
+  watchImportUnderway(db, (isUnderway) => databaseStatus.setImportUnderway(isUnderway), (error) => notices.report(error));
+  // An import a closed tab cut short is undone before anything is shown (unless another tab
+  // is still running it); a failure here is reported, and tried again at the next start.
+  await recoverInterruptedImports(db).catch((error: unknown) => notices.report(error));
   const stores = createStores(db, clock, { newId });
   // The built-in model runs in its own worker; the agent worker reaches it through a port.
   const generation = createGenerationClient();
@@ -170,7 +176,13 @@ async function start(): Promise<void> {
     .recoverInterrupted()
     .then((recovered) => (recovered > 0 ? chat.reload() : undefined))
     .catch((error: unknown) => notices.report(error, 'Could not check for interrupted answers'));
-  mount(App, { target, props: { context: { router, chat, providers, sessions, agents, prompts, composer, notices, settings, storage, projects, attachments, fileViewer, embedding: embeddingSettings, builtin } } });
+  const usage = new UsageState({
+    listUsage: () => stores.usage.listSince(0),
+    listSessions: () => stores.sessions.list(),
+    listProjects: () => stores.projects.list(),
+    providers: () => providers.providers,
+  });
+  mount(App, { target, props: { context: { router, chat, providers, sessions, agents, prompts, composer, notices, settings, storage, projects, attachments, fileViewer, embedding: embeddingSettings, builtin, usage } } });
   afterFirstPaint(() => {
     // Service worker, update prompt, install button and offline indicator (src/pwa, issue 10).
     const pwa = startPwa({ isGenerationRunning: () => chat.isRunning });

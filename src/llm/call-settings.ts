@@ -54,6 +54,7 @@ function selectOpenAiOptions(request: LlmRequest, info: ModelInfo): ProviderOpti
   }
   const effort = request.controls?.reasoningEffort;
   if (effort !== undefined && canReason(info)) openai.reasoningEffort = effort;
+  if (request.cacheKey !== undefined) openai.promptCacheKey = request.cacheKey;
   return Object.keys(openai).length > 0 ? { openai } : undefined;
 }
 

@@ -13,6 +13,7 @@ import type {
   PromptStore,
   ProviderStore,
   SessionStore,
+  SearchBlockStore,
   SettingsStore,
   SummaryStore,
   UsageStore,
@@ -25,6 +26,7 @@ import { createFileStore } from './file.store';
 import { createMessageStore, type DexieMessageStore } from './message.store';
 import { createProjectStore } from './project.store';
 import { createPromptStore } from './prompt.store';
+import { createSearchBlockStore } from './search-block.store';
 import { createProviderStore } from './provider.store';
 import { createSessionStore } from './session.store';
 import { createSettingsStore } from './settings.store';
@@ -37,6 +39,7 @@ export interface CarrelStores {
   projects: ProjectStore;
   files: FileStore;
   chunks: ChunkStore;
+  searchBlocks: SearchBlockStore;
   agents: AgentStore;
   providers: ProviderStore;
   settings: SettingsStore;
@@ -53,6 +56,7 @@ export function createStores(db: CarrelDb, clock: Clock, ids: Ids): CarrelStores
     projects: createProjectStore(db, clock),
     files: createFileStore(db),
     chunks: createChunkStore(db),
+    searchBlocks: createSearchBlockStore(db),
     agents: createAgentStore(db),
     providers: createProviderStore(db),
     settings: createSettingsStore(db, clock),
@@ -66,6 +70,7 @@ export function createStores(db: CarrelDb, clock: Clock, ids: Ids): CarrelStores
 export { openCarrelDb, CarrelDb, CURRENT_SCHEMA_VERSION, type OpenCarrelDbOptions } from './db';
 export { StorageError, isStorageError, type StorageErrorCode } from './errors';
 export { observe } from './observe';
+export { recoverInterruptedImports, watchImportUnderway } from './backup/import-journal';
 export {
   estimateStorage,
   requestPersistence,

@@ -95,6 +95,19 @@ export function resolveModelInfo(
 const TOKENS_PER_MILLION = 1_000_000;
 
 /**
+ * What one answer cost in USD: nothing on the built-in model or a local server (Ollama, LM
+ * Studio), the catalogue's price elsewhere, undefined when the model has no known price.
+ */
+export function computeAnswerCost(
+  provider: Pick<ProviderConfig, 'preset' | 'contextWindowOverrides'>,
+  modelId: string,
+  usage: Usage,
+): number | undefined {
+  if (provider.preset === 'local' || LOCAL_PRESETS.has(provider.preset)) return 0;
+  return computeCost(resolveModelInfo(provider, modelId), usage);
+}
+
+/**
  * Cost of one inference in USD, or undefined when the model has no known price. Input tokens
  * include cached ones (as every provider counts them); those are billed at the cache price.
  */

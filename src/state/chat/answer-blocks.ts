@@ -26,6 +26,8 @@ export interface AnswerView {
   blocks: AnswerBlock[];
   status: MessageStatus;
   error?: { code: string; message: string };
+  /** What the person should know about this answer that did not stop it (a tool server down). */
+  warnings: string[];
   /** The sources `[n]` in the text refers to, by number. */
   citations: Citation[];
   usage?: Usage;
@@ -47,6 +49,7 @@ export function createLiveAnswer(
     blocks: [],
     status: 'streaming',
     citations: [],
+    warnings: [],
     isPinned: false,
     isExcluded: false,
     ...(model ? { model } : {}),
@@ -107,6 +110,9 @@ export function applyPacket(answer: AnswerView, packet: Packet, now: number = Da
       break;
     case 'error':
       answer.error = { code: obj.code, message: obj.message };
+      break;
+    case 'warning':
+      if (!answer.warnings.includes(obj.message)) answer.warnings.push(obj.message);
       break;
     case 'stop':
       answer.status =
@@ -171,6 +177,7 @@ export function answerFromMessage(message: AssistantMessage, modelLabel: string)
     blocks,
     status: message.status,
     citations: message.citations,
+    warnings: [],
     isPinned: message.isPinned,
     isExcluded: message.isExcluded,
     ...(message.error ? { error: message.error } : {}),

@@ -21,6 +21,8 @@ export interface ChatItemsInput {
   pendingUser: ChatMessageSimple | null;
   liveAnswers: readonly AnswerView[];
   compareGroup: CompareGroup | null;
+  /** Warnings shown on answers of this visit (a tool server down), kept once the answer is stored. */
+  warnings?: Readonly<Record<string, readonly string[]>>;
 }
 
 export function buildChatItems(input: ChatItemsInput): ChatItem[] {
@@ -38,7 +40,9 @@ export function buildChatItems(input: ChatItemsInput): ChatItem[] {
     if (isCompared) {
       items.push({ kind: 'compare', key: `compare-${compareGroup.userMessageId}`, answers: compareGroup.answers, isLive: false });
     } else {
-      items.push({ kind: 'answer', key: message.id, answer: answerFromMessage(message, message.model?.modelId ?? ''), isLive: false });
+      const answer = answerFromMessage(message, message.model?.modelId ?? '');
+      answer.warnings = [...(input.warnings?.[message.id] ?? [])];
+      items.push({ kind: 'answer', key: message.id, answer, isLive: false });
     }
   }
   if (input.pendingUser?.role === 'user') {

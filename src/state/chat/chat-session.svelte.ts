@@ -44,6 +44,8 @@ export class ChatSessionState {
   /** The user message being answered and the live answers, until the turn is saved. */
   pendingUser = $state<ChatMessageSimple | null>(null);
   liveAnswers = $state<AnswerView[]>([]);
+  /** The warnings of this chat's answers since it was opened, by message id (they are not stored). */
+  private answerWarnings = $state<Readonly<Record<string, readonly string[]>>>({});
   isRunning = $state(false);
   error = $state<string | null>(null);
   /** A tool call waiting for the person's yes or no (shown as a dialog). */
@@ -72,11 +74,13 @@ export class ChatSessionState {
       pendingUser: this.pendingUser,
       liveAnswers: this.liveAnswers,
       compareGroup: this.compareGroup,
+      warnings: this.answerWarnings,
     }),
   );
 
   async open(sessionId: SessionId | null): Promise<void> {
     const token = ++this.loadToken;
+    if (sessionId !== (this.session?.id ?? null)) this.answerWarnings = {};
     const loaded = await this.load(sessionId);
     if (token !== this.loadToken) return;
     if (loaded.session?.id !== this.session?.id) this.compareGroup = null;
@@ -258,7 +262,11 @@ export class ChatSessionState {
         continue;
       }
       const answer = this.liveAnswers.find((a) => a.modelIndex === packet.placement.modelIndex);
-      if (answer) applyPacket(answer, packet);
+      if (!answer) continue;
+      applyPacket(answer, packet);
+      if (packet.obj.type === 'warning') {
+        this.answerWarnings = { ...this.answerWarnings, [answer.messageId]: [...answer.warnings] };
+      }
     }
   }
 

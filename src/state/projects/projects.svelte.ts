@@ -1,6 +1,6 @@
 import { SvelteMap, SvelteSet } from 'svelte/reactivity';
 import { asProjectId, type Agent, type AgentId, type FileId, type ModelRef, type Project, type ProjectFile, type ProjectId } from '../../core/model';
-import type { FileStore, ProjectStore, SettingsStore, StoredFile } from '../../core/ports';
+import type { FileInfo, FileStore, ProjectStore, SettingsStore, StoredFile } from '../../core/ports';
 import {
   DEFAULT_EMBEDDING_SETTINGS,
   EMBEDDING_SETTINGS_KEY,
@@ -290,7 +290,7 @@ export class ProjectsState {
       this.files = [];
       return;
     }
-    const stored = await this.deps.files.listByProject(project.id);
+    const stored = await this.deps.files.listInfoByProject(project.id);
     if (this.project?.id !== project.id) return;
     this.files = stored.map(toFileRow);
   }
@@ -313,7 +313,7 @@ export class ProjectsState {
   }
 }
 
-function toFileRow(file: StoredFile): ProjectFileRow {
+function toFileRow(file: FileInfo): ProjectFileRow {
   return {
     id: file.id,
     name: file.name,

@@ -34,6 +34,8 @@ export interface SettingsStateDeps {
  */
 /** Settings key of the model new chats start with. */
 export const DEFAULT_MODEL_SETTING_KEY = 'defaultModel';
+/** Settings key of the model that writes summaries of long chats. */
+export const COMPACTION_MODEL_SETTING_KEY = 'compactionModel';
 
 export class SettingsState {
   /** null: the default prompt. */
@@ -44,6 +46,8 @@ export class SettingsState {
   mcpServers = $state<McpServerConfig[]>([]);
   /** The model a new chat starts with (unless its project or agent says otherwise). */
   defaultModel = $state<ModelRef | null>(null);
+  /** The model that summarises long chats; null: the built-in model when there is one, else the chat's own. */
+  compactionModel = $state<ModelRef | null>(null);
   isLoaded = $state(false);
   readonly defaultSystemPrompt = DEFAULT_SYSTEM_PROMPT;
 
@@ -51,15 +55,16 @@ export class SettingsState {
 
   async load(): Promise<void> {
     const { store } = this.deps;
-    const [systemPrompt, theme, webTools, mcpServers, defaultModel] = await Promise.all([
+    const [systemPrompt, theme, webTools, mcpServers, defaultModel, compactionModel] = await Promise.all([
       store.get<unknown>(SYSTEM_PROMPT_SETTING_KEY),
       store.get<unknown>(THEME_SETTING_KEY),
       store.get<unknown>(WEB_TOOLS_SETTING_KEY),
       store.get<unknown>(MCP_SERVERS_SETTING_KEY),
       store.get<unknown>(DEFAULT_MODEL_SETTING_KEY),
+      store.get<unknown>(COMPACTION_MODEL_SETTING_KEY),
     ]);
-    const parsedModel = modelRefSchema.safeParse(defaultModel);
-    this.defaultModel = parsedModel.success ? parsedModel.data : null;
+    this.defaultModel = readModelRef(defaultModel);
+    this.compactionModel = readModelRef(compactionModel);
     this.systemPrompt = typeof systemPrompt === 'string' ? systemPrompt : null;
     this.theme = parseTheme(theme);
     this.webTools = webTools ?? null;
@@ -78,9 +83,18 @@ export class SettingsState {
 
   /** null: a new chat takes the first model listed. */
   async setDefaultModel(model: ModelRef | null): Promise<void> {
+    this.defaultModel = await this.storeModelRef(DEFAULT_MODEL_SETTING_KEY, model);
+  }
+
+  /** null: summaries are written by the built-in model when there is one, else by the chat's own. */
+  async setCompactionModel(model: ModelRef | null): Promise<void> {
+    this.compactionModel = await this.storeModelRef(COMPACTION_MODEL_SETTING_KEY, model);
+  }
+
+  private async storeModelRef(key: string, model: ModelRef | null): Promise<ModelRef | null> {
     const value = model ? { providerId: model.providerId, modelId: model.modelId } : null;
-    await this.deps.store.set(DEFAULT_MODEL_SETTING_KEY, value);
-    this.defaultModel = value;
+    await this.deps.store.set(key, value);
+    return value;
   }
 
   /** An id for a new MCP server's form. */
@@ -164,4 +178,10 @@ export class SettingsState {
     await this.deps.store.set(MCP_SERVERS_SETTING_KEY, plain);
     this.mcpServers = plain;
   }
+}
+
+/** A stored model choice, or null when nothing (or nothing readable) is stored. */
+function readModelRef(stored: unknown): ModelRef | null {
+  const parsed = modelRefSchema.safeParse(stored);
+  return parsed.success ? parsed.data : null;
 }

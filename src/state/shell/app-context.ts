@@ -12,6 +12,7 @@ import type { RouterState } from './router.svelte';
 import type { SessionsState } from '../chat/sessions.svelte';
 import type { SettingsState } from '../settings/settings.svelte';
 import type { StorageSettingsState } from '../settings/settings-storage.svelte';
+import type { UsageState } from '../usage/usage.svelte';
 
 /** Everything the component tree needs, built once by the composition root (main.ts). */
 export interface AppContext {
@@ -37,6 +38,8 @@ export interface AppContext {
   fileViewer: FileViewerState;
   /** Embedding model, source and downloads (the Settings screen). */
   embedding: EmbeddingSettingsState;
+  /** Tokens and spend (the Usage screen). */
+  usage: UsageState;
   /** The built-in model: first-run download, how it runs. */
   builtin: BuiltinModelState;
 }

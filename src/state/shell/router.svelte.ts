@@ -7,12 +7,14 @@ export type Route =
   | { name: 'agents' }
   /** The prompt library. */
   | { name: 'prompts' }
+  /** Tokens and spend per day, model, provider, chat and project. */
+  | { name: 'usage' }
   /** A project's page; the projects panel fills it (the sidebar lists its chats meanwhile). */
   | { name: 'project'; projectId: ProjectId };
 
 /**
  * Hash routes, so the static build works on any host and offline:
- * #/, #/chat/<id>, #/settings, #/settings/<section>, #/agents, #/prompts, #/project/<id>.
+ * #/, #/chat/<id>, #/settings, #/settings/<section>, #/agents, #/prompts, #/usage, #/project/<id>.
  */
 export function parseRoute(hash: string): Route {
   const path = hash.replace(/^#/, '');
@@ -21,6 +23,7 @@ export function parseRoute(hash: string): Route {
   if (settings?.[1]) return { name: 'settings', section: settings[1] };
   if (path === '/agents') return { name: 'agents' };
   if (path === '/prompts') return { name: 'prompts' };
+  if (path === '/usage') return { name: 'usage' };
   const chat = /^\/chat\/([^/]+)$/.exec(path);
   if (chat?.[1]) return { name: 'chat', sessionId: decodeURIComponent(chat[1]) as SessionId };
   const project = /^\/project\/([^/]+)$/.exec(path);
@@ -36,6 +39,8 @@ export function routeHref(route: Route): string {
       return '#/agents';
     case 'prompts':
       return '#/prompts';
+    case 'usage':
+      return '#/usage';
     case 'project':
       return `#/project/${encodeURIComponent(route.projectId)}`;
     case 'chat':

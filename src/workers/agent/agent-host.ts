@@ -76,6 +76,7 @@ export function createAgentHost(host: AgentHostDeps): AgentWorkerApi {
   const projectFiles = createProjectFiles({
     files: stores.files,
     chunks: stores.chunks,
+    searchBlocks: stores.searchBlocks,
     loadEmbedder: host.loadQueryEmbedder ?? (() => Promise.resolve(null)),
     // Keeps each project's index between searches until its files or chunks change.
     watchWrites: (onWrite) => watchTableWrites(host.db, ['files', 'chunks'], onWrite),
@@ -93,7 +94,7 @@ export function createAgentHost(host: AgentHostDeps): AgentWorkerApi {
     loadCalibration: () => loadTokenCalibration(settings),
     async loadTools(confirmation, signal) {
       const kit = host.loadTurnTools ? await host.loadTurnTools({ settings, confirmation }, signal) : undefined;
-      return { toolsFor: (scope) => kit?.createTools(scope) ?? [] };
+      return { toolsFor: (scope) => kit?.createTools(scope) ?? [], warnings: kit?.warnings ?? [] };
     },
     ...(host.tools ? { baseTools: host.tools } : {}),
   };
