@@ -5,11 +5,15 @@ export interface Recognition {
   lang: string;
   continuous: boolean;
   interimResults: boolean;
+  onstart: (() => void) | null;
   onresult: ((event: RecognitionResultEvent) => void) | null;
   onerror: ((event: { error: string }) => void) | null;
   onend: (() => void) | null;
   start(): void;
+  /** Ends listening once what was heard is recognised (a last result, then `end`). */
   stop(): void;
+  /** Ends listening at once, dropping what was not yet recognised. */
+  abort(): void;
 }
 
 /** What a result event carries: every result of the session so far, each final or not. */
@@ -28,6 +32,23 @@ export function findSpeechRecognition(): RecognitionConstructor | null {
 
 export function canSpeak(): boolean {
   return 'speechSynthesis' in window && typeof SpeechSynthesisUtterance === 'function';
+}
+
+/** A recognition error code in words a person can act on. */
+export function describeDictationError(code: string): string {
+  switch (code) {
+    case 'not-allowed':
+    case 'service-not-allowed':
+      return 'the browser does not allow this page to use the microphone.';
+    case 'audio-capture':
+      return 'no microphone was found.';
+    case 'network':
+      return "the browser's speech service could not be reached.";
+    case 'language-not-supported':
+      return `the browser cannot recognise ${navigator.language}.`;
+    default:
+      return `${code}.`;
+  }
 }
 
 /** The dictated text so far: final results, then the words still being recognised. */
