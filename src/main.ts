@@ -9,6 +9,7 @@ import './app/app.css';
 import { buildSharedChat } from './core/model';
 import { createTokenCounter } from './core/tokens';
 import { AgentsState } from './state/settings/agents.svelte';
+import { PromptsState } from './state/settings/prompts.svelte';
 import { AttachmentsState } from './state/chat/attachments.svelte';
 import { FileViewerState } from './state/projects/file-viewer.svelte';
 import { EmbeddingSettingsState, ProjectsState } from './state/projects/projects.svelte';
@@ -132,6 +133,13 @@ async function start(): Promise<void> {
     newId,
     now: clock.now,
   });
+  const prompts = new PromptsState({
+    store: stores.prompts,
+    watchPrompts: (onValue, onError) => observe(() => stores.prompts.list(), onValue, onError),
+    notices,
+    newId,
+    now: clock.now,
+  });
   const composer = new ComposerState({
     agent: workerClient,
     sessions: stores.sessions,
@@ -185,7 +193,7 @@ async function start(): Promise<void> {
     listProjects: () => stores.projects.list(),
     providers: () => providers.providers,
   });
-  mount(App, { target, props: { context: { router, chat, providers, sessions, agents, composer, notices, settings, storage, projects, attachments, fileViewer, embedding: embeddingSettings, builtin, usage } } });
+  mount(App, { target, props: { context: { router, chat, providers, sessions, agents, prompts, composer, notices, settings, storage, projects, attachments, fileViewer, embedding: embeddingSettings, builtin, usage } } });
   afterFirstPaint(() => {
     // Service worker, update prompt, install button and offline indicator (src/pwa, issue 10).
     const pwa = startPwa({ isGenerationRunning: () => chat.isRunning });

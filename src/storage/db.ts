@@ -13,6 +13,7 @@ import type {
   Session,
   Usage,
   ChatSummary,
+  SavedPrompt,
 } from '../core/model';
 import { readOrigin } from '../core/model';
 import type { FileSearchBlock, PageSpan } from '../core/ports';
@@ -178,7 +179,15 @@ export interface ImportUndoRow {
   before: unknown;
 }
 
-export const CURRENT_SCHEMA_VERSION = 8;
+/** Version 9: the prompt library. A new table, nothing to migrate. */
+export const SCHEMA_V9 = {
+  ...SCHEMA_V8,
+  prompts: 'id',
+} as const;
+
+export type PromptRow = SavedPrompt;
+
+export const CURRENT_SCHEMA_VERSION = 9;
 
 function sumTokens(values: readonly unknown[]): number {
   return values.reduce<number>(
@@ -332,6 +341,7 @@ export class CarrelDb extends Dexie {
   declare readonly searchBlocks: Table<SearchBlockRow, string>;
   declare readonly imports: Table<ImportRow, string>;
   declare readonly importUndo: Table<ImportUndoRow, number>;
+  declare readonly prompts: Table<PromptRow, string>;
 
   constructor(name: string, options: DexieOptions = {}) {
     // Strict durability: a message is on disk when the transaction resolves, not just in the
@@ -345,6 +355,7 @@ export class CarrelDb extends Dexie {
     this.version(6).stores(SCHEMA_V6).upgrade(upgradeToV6);
     this.version(7).stores(SCHEMA_V7);
     this.version(8).stores(SCHEMA_V8);
+    this.version(9).stores(SCHEMA_V9);
   }
 }
 

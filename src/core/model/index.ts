@@ -11,3 +11,4 @@ export * from './provider-key';
 export * from './plain-title';
 export * from './summary';
 export * from './shared-chat';
+export * from './prompt';
