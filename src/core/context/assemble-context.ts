@@ -196,6 +196,7 @@ export function prepareEnv(input: ContextInput): Result<PartEnv, ContextError> {
     placeholders: headPlaceholders,
     ...resolveCustomAgent(input, headPlaceholders),
     reminderLines,
+    historyReach: Number.POSITIVE_INFINITY,
     pricing: sharePricing(
       {
         counter: input.tokenCounter,
@@ -257,13 +258,27 @@ function findOversizedFile(env: PartEnv, limit: number): ContextError | null {
 
 /**
  * What the model sees this cycle. Reads as the pipeline it is:
- * collect parts → allocate budget → trim → render.
+ * allocate budget → collect parts → trim → render.
  */
 export function assembleContext(input: ContextInput): Result<AssembledContext, ContextError> {
-  // 1. Collect: every registered part renders its blocks, in the agent's context order.
+  // 1. Allocate: pure arithmetic on the window, the reserved output and the tools offered.
   const prepared = prepareEnv(input);
   if (!prepared.ok) return prepared;
-  const env = prepared.value;
+  const toolTokens =
+    input.tools.length > 0
+      ? prepared.value.meter.countText(JSON.stringify(input.tools.map(toDefinition)))
+      : 0;
+  const budget = allocateBudget(
+    input.model,
+    resolveReservedOutput(input.model, input.reservedOutputTokens),
+    toolTokens,
+  );
+  // Older history than the whole input budget can hold is summed up, not listed block by block.
+  const env: PartEnv = { ...prepared.value, historyReach: budget.inputBudget };
+  const oversized = findOversizedFile(env, budget.inputBudget);
+  if (oversized !== null) return err(oversized);
+
+  // 2. Collect: every registered part prices its blocks, in the agent's context order.
   const blocks: Block[] = [];
   const dropped: DroppedItem[] = [];
   for (const part of selectContextParts(input.agent.contextOrder)) {
@@ -272,17 +287,6 @@ export function assembleContext(input: ContextInput): Result<AssembledContext, C
     for (const block of output.blocks) blocks.push(block);
     for (const item of output.dropped) dropped.push(item);
   }
-
-  // 2. Allocate: pure arithmetic on the window, the reserved output and the tools offered.
-  const toolTokens =
-    input.tools.length > 0 ? env.meter.countText(JSON.stringify(input.tools.map(toDefinition))) : 0;
-  const budget = allocateBudget(
-    input.model,
-    resolveReservedOutput(input.model, input.reservedOutputTokens),
-    toolTokens,
-  );
-  const oversized = findOversizedFile(env, budget.inputBudget);
-  if (oversized !== null) return err(oversized);
 
   // 3. Trim: strategy, then the budget on top; cuts leave markers. Old tool results may be
   // cleared first (a strategy); a newest turn that does not fit has its results reduced.
@@ -363,14 +367,18 @@ function reportDropped(
     const block = blocks[index];
     if (block === undefined || kept[index] === true) continue;
     const reason = reasons[index] ?? 'budget';
-    for (const item of block.price()) {
-      const entry: DroppedItem = { kind: item.kind, reason, tokens: item.tokens };
-      if (block.sourceId) entry.sourceId = block.sourceId;
-      if (item.kind === 'file') entry.fileNames = block.files.map((file) => file.name);
-      dropped.push(entry);
-    }
+    for (const inner of block.elided?.blocks() ?? [block]) reportBlock(inner, reason, dropped);
   }
   return dropped;
+}
+
+function reportBlock(block: Block, reason: DropReason, dropped: DroppedItem[]): void {
+  for (const item of block.price()) {
+    const entry: DroppedItem = { kind: item.kind, reason, tokens: item.tokens };
+    if (block.sourceId) entry.sourceId = block.sourceId;
+    if (item.kind === 'file') entry.fileNames = block.files.map((file) => file.name);
+    dropped.push(entry);
+  }
 }
 
 /**

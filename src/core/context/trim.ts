@@ -145,7 +145,7 @@ function keepNewestWithinShares(
     const resumeAt = cutAt;
     for (let index = resumeAt; index >= 0; index--) {
       const block = blocks[index];
-      if (block === undefined || block.isRequired || block.isUpload) continue;
+      if (block === undefined || block.isRequired || block.isUpload || block.elided) continue;
       if (reasons[index] !== 'budget') continue;
       kept[index] = true;
       reasons[index] = undefined;
@@ -173,6 +173,12 @@ export function trimToBudget(
   const reasons: Array<DropReason | undefined> = kept.map((isKept) =>
     isKept ? undefined : 'strategy',
   );
+  // History the collection only summed up lies past what the budget can hold: it goes.
+  blocks.forEach((block, index) => {
+    if (block.elided === undefined || kept[index] !== true) return;
+    kept[index] = false;
+    reasons[index] = 'budget';
+  });
 
   let running = 0;
   for (const block of blocks) if (block.isRequired) running += block.tokens;
