@@ -136,56 +136,115 @@ class ElidedBlock implements Block {
   }
 }
 
-/** Sums of an elided stretch, gathered newest first. */
-class ElidedStretch {
-  tokens = 0;
-  sentMessages = 0;
-  wireMessages = 0;
-  /** Files newest first. */
-  readonly files: CarriedFile[] = [];
-  /** Oldest and newest conversation index it covers. */
-  from = -1;
-  readonly to: number;
-  summary: SummaryBlock | null = null;
+/**
+ * Running sums over the older history as the last request priced it: entry `i` of each array
+ * sums the messages before conversation index `i` that are not pinned (a pinned message is
+ * sent whatever its age, so it is listed, never summed). The next cycle and the next turn hold
+ * the same message objects in the same order, so the sums stay valid up to the first message
+ * that differs (by identity or pin state) and only what follows it is priced again.
+ */
+interface HistorySums {
+  messages: ChatMessageSimple[];
+  pinned: boolean[];
+  /** Conversation indexes of pinned messages, ascending. */
+  pinnedAt: number[];
+  tokens: number[];
+  /** Chat messages that send something (the skipped marker's count). */
+  sent: number[];
+  /** Messages on the wire (what `Block.messageCount` counts). */
+  wire: number[];
+  /** Where each message's files start in `files`. */
+  fileAt: number[];
+  files: CarriedFile[];
+}
 
-  constructor(index: number) {
-    this.to = index;
+const sumsByPricing = new WeakMap<BlockPricing, HistorySums>();
+
+/** The sums for the conversation before `end`, reusing what the last request summed. */
+function sumOlderHistory(env: PartEnv, end: number): HistorySums {
+  let sums = sumsByPricing.get(env.pricing);
+  if (sums === undefined) {
+    sums = { messages: [], pinned: [], pinnedAt: [], tokens: [0], sent: [0], wire: [0], fileAt: [0], files: [] };
+    sumsByPricing.set(env.pricing, sums);
   }
-
-  add(index: number, blocks: readonly Block[]): void {
-    this.from = index;
-    if (blocks.length > 0) this.sentMessages++;
-    for (let at = blocks.length - 1; at >= 0; at--) this.addBlock(blocks[at]);
+  const { conversation } = env;
+  let same = 0;
+  const known = Math.min(end, sums.messages.length);
+  while (
+    same < known &&
+    conversation[same] === sums.messages[same] &&
+    conversation[same]?.isPinned === sums.pinned[same]
+  )
+    same++;
+  if (same < sums.messages.length) {
+    sums.messages.length = same;
+    sums.pinned.length = same;
+    while ((sums.pinnedAt.at(-1) ?? -1) >= same) sums.pinnedAt.pop();
+    sums.tokens.length = same + 1;
+    sums.sent.length = same + 1;
+    sums.wire.length = same + 1;
+    sums.fileAt.length = same + 1;
+    sums.files.length = sums.fileAt[same] ?? 0;
   }
-
-  addBlock(block: Block | undefined): void {
-    if (block === undefined) return;
-    this.tokens += block.tokens;
-    this.wireMessages += block.messageCount;
-    for (let at = block.files.length - 1; at >= 0; at--) {
-      const file = block.files[at];
-      if (file !== undefined) this.files.push(file);
-    }
-  }
-
-  addSummary(summary: SummaryBlock): void {
-    this.summary = summary;
-    this.sentMessages++;
-    this.addBlock(summary);
-  }
-
-  close(env: PartEnv, coveredUntil: number): ElidedBlock {
-    const { from, to, summary } = this;
-    return new ElidedBlock(this.tokens, this.files.reverse(), this.sentMessages, this.wireMessages, () => {
-      const blocks: Block[] = summary === null ? [] : [summary];
-      for (let index = Math.max(from, 0); index <= to; index++) {
-        const message = env.conversation[index];
-        if (message === undefined || message.isPinned || index <= coveredUntil) continue;
-        for (const block of priceOlderMessage(env, message, false)) blocks.push(block);
+  for (let index = same; index < end; index++) {
+    const message = conversation[index];
+    if (message === undefined) break;
+    let tokens = 0;
+    let sent = 0;
+    let wire = 0;
+    if (message.isPinned) {
+      sums.pinnedAt.push(index);
+    } else {
+      const blocks = priceOlderMessage(env, message, false);
+      if (blocks.length > 0) sent = 1;
+      for (const block of blocks) {
+        tokens += block.tokens;
+        wire += block.messageCount;
+        for (const file of block.files) sums.files.push(file);
       }
-      return blocks;
-    });
+    }
+    sums.messages.push(message);
+    sums.pinned.push(message.isPinned);
+    sums.tokens.push((sums.tokens[index] ?? 0) + tokens);
+    sums.sent.push((sums.sent[index] ?? 0) + sent);
+    sums.wire.push((sums.wire[index] ?? 0) + wire);
+    sums.fileAt.push(sums.files.length);
   }
+  return sums;
+}
+
+/**
+ * The messages in `[from, to)` (none pinned) as one elided block, with the summary in front
+ * when it is the oldest; null when that is nothing.
+ */
+function elideStretch(
+  env: PartEnv,
+  sums: HistorySums,
+  from: number,
+  to: number,
+  summary: SummaryBlock | null,
+): ElidedBlock | null {
+  const start = Math.min(from, to);
+  const at = (values: number[], index: number): number => values[index] ?? 0;
+  let tokens = at(sums.tokens, to) - at(sums.tokens, start);
+  let sent = at(sums.sent, to) - at(sums.sent, start);
+  let wire = at(sums.wire, to) - at(sums.wire, start);
+  if (summary !== null) {
+    tokens += summary.tokens;
+    sent++;
+    wire += summary.messageCount;
+  }
+  if (sent === 0 && wire === 0) return null;
+  const files = sums.files.slice(at(sums.fileAt, start), at(sums.fileAt, to));
+  return new ElidedBlock(tokens, files, sent, wire, () => {
+    const blocks: Block[] = summary === null ? [] : [summary];
+    for (let index = start; index < to; index++) {
+      const message = env.conversation[index];
+      if (message === undefined || message.isPinned) continue;
+      for (const block of priceOlderMessage(env, message, false)) blocks.push(block);
+    }
+    return blocks;
+  });
 }
 
 /**
@@ -216,8 +275,6 @@ export const historyPart: ContextPart = {
       }
     }
     const window = openHistoryWindow(env);
-    let isOpen = true;
-    let stretch: ElidedStretch | null = null;
     /** Blocks newest first; turned round at the end. */
     const reversed: Block[] = [];
     const pushReversed = (blocks: readonly Block[]): void => {
@@ -226,32 +283,39 @@ export const historyPart: ContextPart = {
         if (block !== undefined) reversed.push(block);
       }
     };
-    const closeStretch = (): void => {
-      if (stretch !== null) reversed.push(stretch.close(env, coveredUntil));
-      stretch = null;
-    };
+    // Newest first, block by block, while something could still be sent.
+    let beyond = -1;
     for (let index = env.anchorIndex - 1; index >= 0; index--) {
       const message = env.conversation[index];
       if (message === undefined) continue;
       if (index <= coveredUntil && !message.isPinned) continue;
       const blocks = priceOlderMessage(env, message, message.isPinned);
-      if (isOpen) {
-        pushReversed(blocks);
-        isOpen = window.add(message, blocks);
-      } else if (message.isPinned) {
-        closeStretch();
-        pushReversed(blocks);
-      } else {
-        stretch ??= new ElidedStretch(index);
-        stretch.add(index, blocks);
+      pushReversed(blocks);
+      if (!window.add(message, blocks)) {
+        beyond = index;
+        break;
       }
     }
-    if (active !== null) {
-      const summary = new SummaryBlock(active.summary, env.meter);
-      if (isOpen) reversed.push(summary);
-      else (stretch ??= new ElidedStretch(-1)).addSummary(summary);
+    const summary = active === null ? null : new SummaryBlock(active.summary, env.meter);
+    if (beyond < 0) {
+      if (summary !== null) reversed.push(summary);
+    } else {
+      // The rest, older than `beyond`: pinned messages listed, the stretches between summed.
+      const sums = sumOlderHistory(env, beyond);
+      const firstUncovered = coveredUntil + 1;
+      let end = beyond;
+      for (let at = sums.pinnedAt.length - 1; at >= 0; at--) {
+        const pinned = sums.pinnedAt[at] ?? -1;
+        const message = env.conversation[pinned];
+        if (pinned >= beyond || message === undefined) continue;
+        const stretch = elideStretch(env, sums, Math.max(pinned + 1, firstUncovered), end, null);
+        if (stretch !== null) reversed.push(stretch);
+        pushReversed(priceOlderMessage(env, message, true));
+        end = pinned;
+      }
+      const oldest = elideStretch(env, sums, firstUncovered, end, summary);
+      if (oldest !== null) reversed.push(oldest);
     }
-    closeStretch();
     for (const message of env.excluded) {
       for (const block of priceOlderMessage(env, message, false)) {
         for (const item of block.price()) {
