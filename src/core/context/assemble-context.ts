@@ -158,7 +158,8 @@ export function prepareEnv(input: ContextInput): Result<PartEnv, ContextError> {
   const projectMode: ProjectMode | null =
     input.project === null || input.project.files.length === 0
       ? null
-      : (input.project.mode ?? decideProjectMode(input.project.files, input.model, input.reservedOutputTokens));
+      : (input.project.mode ??
+        decideProjectMode(input.project.files, input.model, input.reservedOutputTokens));
   // In the cache-friendly order the system prompt and the agent prompt open every request: they
   // carry the day only, and the reminder at the end carries the time.
   const isCacheFriendly = input.agent.contextOrder === 'cache_friendly';
@@ -172,7 +173,9 @@ export function prepareEnv(input: ContextInput): Result<PartEnv, ContextError> {
     ...(input.hasSearchRunInTurn ? [CITATION_REMINDER] : []),
     ...(input.isLastCycle ? [LAST_CYCLE_REMINDER] : []),
     ...(isCacheFriendly
-      ? [`${CURRENT_TIME_REMINDER} ${formatCurrentDateTime(placeholders.now, placeholders.timeZone)}.`]
+      ? [
+          `${CURRENT_TIME_REMINDER} ${formatCurrentDateTime(placeholders.now, placeholders.timeZone)}.`,
+        ]
       : []),
   ];
   const sectionContext: SectionContext = {
@@ -261,6 +264,23 @@ function findOversizedFile(env: PartEnv, limit: number): ContextError | null {
  * allocate budget → collect parts → trim → render.
  */
 export function assembleContext(input: ContextInput): Result<AssembledContext, ContextError> {
+  return assemble(input, true);
+}
+
+/**
+ * The same assembly with every older message listed block by block, none summed up: what
+ * `assembleContext` must give, whatever it leaves unlisted (exported for the equivalence tests).
+ */
+export function assembleContextListingAllHistory(
+  input: ContextInput,
+): Result<AssembledContext, ContextError> {
+  return assemble(input, false);
+}
+
+function assemble(
+  input: ContextInput,
+  isHistorySummed: boolean,
+): Result<AssembledContext, ContextError> {
   // 1. Allocate: pure arithmetic on the window, the reserved output and the tools offered.
   const prepared = prepareEnv(input);
   if (!prepared.ok) return prepared;
@@ -274,7 +294,10 @@ export function assembleContext(input: ContextInput): Result<AssembledContext, C
     toolTokens,
   );
   // Older history than the whole input budget can hold is summed up, not listed block by block.
-  const env: PartEnv = { ...prepared.value, historyReach: budget.inputBudget };
+  const env: PartEnv = {
+    ...prepared.value,
+    historyReach: isHistorySummed ? budget.inputBudget : Number.POSITIVE_INFINITY,
+  };
   const oversized = findOversizedFile(env, budget.inputBudget);
   if (oversized !== null) return err(oversized);
 

@@ -122,8 +122,7 @@ function keepNewestWithinShares(
       continue;
     const question = index + 1;
     const isQuestion = blocks[question]?.sourceId === block.sourceId;
-    const canBring =
-      isQuestion && kept[question] !== true && reasons[question] === 'budget';
+    const canBring = isQuestion && kept[question] !== true && reasons[question] === 'budget';
     const cost = block.tokens + (canBring ? (blocks[question]?.tokens ?? 0) : 0);
     // A question brought back opens a gap in the history, and so one more skipped marker.
     const markerCost = canBring ? gapMarkerTokens : 0;

@@ -79,8 +79,7 @@ function openHistoryWindow(env: PartEnv): HistoryWindow {
     case 'auto':
     case 'clear_tool_results': {
       // Clearing can only make a step with tool calls cheaper: count it as free.
-      const isClearable =
-        strategy.kind === 'clear_tool_results' && strategy.shouldClearArguments;
+      const isClearable = strategy.kind === 'clear_tool_results' && strategy.shouldClearArguments;
       let messageTokens = 0;
       let uploadTokens = 0;
       return {
@@ -123,7 +122,11 @@ class ElidedBlock implements Block {
     listBlocks: () => readonly Block[],
   ) {
     this.messageCount = wireMessages;
-    this.elided = { messageCount: sentMessages, blocks: listBlocks };
+    this.elided = {
+      messageCount: sentMessages,
+      blocks: listBlocks,
+      revise: (blocks) => new ElidedBlock(tokens, files, sentMessages, wireMessages, blocks),
+    };
   }
 
   price(): PricedMessage[] {
@@ -164,7 +167,16 @@ const sumsByPricing = new WeakMap<BlockPricing, HistorySums>();
 function sumOlderHistory(env: PartEnv, end: number): HistorySums {
   let sums = sumsByPricing.get(env.pricing);
   if (sums === undefined) {
-    sums = { messages: [], pinned: [], pinnedAt: [], tokens: [0], sent: [0], wire: [0], fileAt: [0], files: [] };
+    sums = {
+      messages: [],
+      pinned: [],
+      pinnedAt: [],
+      tokens: [0],
+      sent: [0],
+      wire: [0],
+      fileAt: [0],
+      files: [],
+    };
     sumsByPricing.set(env.pricing, sums);
   }
   const { conversation } = env;
@@ -270,7 +282,12 @@ export const historyPart: ContextPart = {
       if (message === undefined || message.isPinned) continue;
       for (const block of priceOlderMessage(env, message, false)) {
         for (const item of block.price()) {
-          dropped.push({ kind: item.kind, reason: 'summarised', tokens: item.tokens, sourceId: message.id });
+          dropped.push({
+            kind: item.kind,
+            reason: 'summarised',
+            tokens: item.tokens,
+            sourceId: message.id,
+          });
         }
       }
     }

@@ -54,6 +54,8 @@ export interface ElidedHistory {
   messageCount: number;
   /** The blocks it stands for, oldest first (for the report of what was left out). */
   blocks(): readonly Block[];
+  /** The same stretch standing for other blocks (the same ones sent differently). */
+  revise(blocks: () => readonly Block[]): Block;
 }
 
 /** The files of a block that carries none, shared: most blocks carry none. */
