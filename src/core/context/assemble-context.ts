@@ -145,7 +145,9 @@ function resolveCustomAgent(input: ContextInput, values: PlaceholderValues) {
 
 /** Everything the parts read, worked out once per request (exported for the trim tests). */
 export function prepareEnv(input: ContextInput): Result<PartEnv, ContextError> {
-  const conversation = input.chain.filter((message) => !message.isExcluded);
+  const conversation: ChatMessageSimple[] = [];
+  const excluded: ChatMessageSimple[] = [];
+  for (const message of input.chain) (message.isExcluded ? excluded : conversation).push(message);
   const anchorIndex = findAnchor(conversation);
   if (anchorIndex < 0) {
     return err({ code: 'no_user_message', message: 'There is no user message to answer.' });
@@ -193,7 +195,7 @@ export function prepareEnv(input: ContextInput): Result<PartEnv, ContextError> {
     meter: createTokenMeter(input.tokenCounter, input.model.encoding, input.calibrationFactor),
     conversation,
     anchorIndex,
-    excluded: input.chain.filter((message) => message.isExcluded),
+    excluded,
     projectMode,
     sectionContext,
     placeholders: headPlaceholders,
