@@ -4,6 +4,7 @@ import { priceUserMessage } from '../render/render-user';
 import { findActiveSummary, SummaryBlock } from '../summary-block';
 import type { BlockPricing } from './block-pricing';
 import { assertNever } from '../../../util/exhaustive';
+import { resolveUploadShare, splitInputBudget } from '../budget';
 import type { ContextMessage, DroppedItem } from '../types';
 import type {
   Block,
@@ -80,16 +81,27 @@ function openHistoryWindow(env: PartEnv): HistoryWindow {
     case 'clear_tool_results': {
       // Clearing can only make a step with tool calls cheaper: count it as free.
       const isClearable = strategy.kind === 'clear_tool_results' && strategy.shouldClearArguments;
+      // Files get what the messages leave: once the messages are cut (inside the window, as
+      // they pass the whole budget), that is at most the upload share plus the block the cut
+      // fell on, which is no larger than the largest message block listed. Clearing arguments
+      // can make a small step a token or two larger, so then files get the whole budget.
+      const { uploadBudget } = splitInputBudget(reach, resolveUploadShare(env.input.agent));
       let messageTokens = 0;
       let uploadTokens = 0;
+      let largestMessage = 0;
       return {
         add: (_message, blocks) => {
           for (const block of blocks) {
             if (block.isRequired) continue;
-            if (block.isUpload) uploadTokens += block.tokens;
-            else if (!isClearable || block.stepCalls === undefined) messageTokens += block.tokens;
+            if (block.isUpload) {
+              uploadTokens += block.tokens;
+            } else {
+              largestMessage = Math.max(largestMessage, block.tokens);
+              if (!isClearable || block.stepCalls === undefined) messageTokens += block.tokens;
+            }
           }
-          return messageTokens <= reach || uploadTokens <= reach;
+          const uploadReach = isClearable ? reach : uploadBudget + largestMessage;
+          return messageTokens <= reach || uploadTokens <= uploadReach;
         },
       };
     }
