@@ -46,6 +46,8 @@ export class StorageSettingsState {
   importReport = $state<BackupImportReport | null>(null);
   chatGptReport = $state<{ sessions: number; messages: number; skippedNodes: number } | null>(null);
   sharedChatReport = $state<SharedChatImportReport | null>(null);
+  /** Why the last export or print of one chat failed, shown beside the Export menu. */
+  chatExportError = $state<string | null>(null);
   isBusy = $state(false);
   /** The backup export or import under way, with how far it has got; null when none is. */
   backupJob = $state<{ kind: 'export' | 'import'; progress: BackupProgress } | null>(null);
@@ -133,7 +135,7 @@ export class StorageSettingsState {
 
   /** Downloads one chat as Markdown or as a web page. */
   async exportChat(sessionId: SessionId, format: ChatFileFormat = 'markdown'): Promise<void> {
-    await this.run(async () => {
+    await this.runChatExport(async () => {
       const { fileName, text } = await this.deps.renderChat(sessionId, format);
       this.deps.saveFile(fileName, new Blob([text], { type: CHAT_FILE_TYPES[format] }));
     });
@@ -141,10 +143,19 @@ export class StorageSettingsState {
 
   /** Prints one chat's web page, or saves it as a PDF from the print dialog. */
   async printChat(sessionId: SessionId): Promise<void> {
-    await this.run(async () => {
+    await this.runChatExport(async () => {
       const { text } = await this.deps.renderChat(sessionId, 'html');
       await this.deps.printPage(text);
     });
+  }
+
+  private async runChatExport(action: () => Promise<void>): Promise<void> {
+    this.chatExportError = null;
+    try {
+      await action();
+    } catch (error) {
+      this.chatExportError = error instanceof Error ? error.message : String(error);
+    }
   }
 
   /** A shared chat file becomes a new chat; a bad file is refused whole, with the reason. */
