@@ -362,18 +362,27 @@ describe('a backup import stopped at any batch', () => {
   });
 });
 
+/**
+ * Imports into a seeded database whose tab closes at the given batch, then opens the database
+ * again as the next start would: the seeded state, and the reopened database.
+ */
+async function importUntilTabCloses(file: Blob, batch: number) {
+  const target = await openSeededTarget();
+  const before = await dumpAll(target.db);
+  target.arm(batch, 'closed-tab', new AbortController());
+  await expect(
+    createBackupService(target.db, createFrozenClock()).importBackup(file),
+  ).rejects.toBeDefined();
+  target.db.close();
+  const reopened = new CarrelDb(target.name, target.indexedDb);
+  await reopened.open();
+  return { reopened, before };
+}
+
 describe('imports across tabs', () => {
   it('leaves an import another tab is running alone at start, and undoes it once that tab is gone', async () => {
     const file = await buildSourceFile();
-    const target = await openSeededTarget();
-    const before = await dumpAll(target.db);
-    target.arm(3, 'closed-tab', new AbortController());
-    await expect(
-      createBackupService(target.db, createFrozenClock()).importBackup(file),
-    ).rejects.toBeDefined();
-    target.db.close();
-    const reopened = new CarrelDb(target.name, target.indexedDb);
-    await reopened.open();
+    const { reopened, before } = await importUntilTabCloses(file, 3);
     const locks = createLocks();
 
     // The importing tab still holds the lock: its journal is not touched.
@@ -395,14 +404,7 @@ describe('imports across tabs', () => {
 
   it('undoes an unfinished import before the next one writes', async () => {
     const file = await buildSourceFile();
-    const target = await openSeededTarget();
-    target.arm(2, 'closed-tab', new AbortController());
-    await expect(
-      createBackupService(target.db, createFrozenClock()).importBackup(file),
-    ).rejects.toBeDefined();
-    target.db.close();
-    const reopened = new CarrelDb(target.name, target.indexedDb);
-    await reopened.open();
+    const { reopened } = await importUntilTabCloses(file, 2);
 
     await createBackupService(reopened, createFrozenClock()).importBackup(file);
     expect(await reopened.imports.count()).toBe(0);
