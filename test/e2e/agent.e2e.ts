@@ -1,9 +1,8 @@
 import { expect, test } from './fixtures';
 
 test.describe('the agent loop in the browser', () => {
-  test.beforeEach(async ({ settings, llm }) => {
-    await settings.open();
-    await settings.addProvider({ name: 'Mock', baseUrl: `${llm.url}/v1`, apiKey: 'sk-agent-e2e', model: 'gpt-4o-mini' });
+  test.beforeEach(async ({ seed, llm }) => {
+    await seed.provider({ name: 'Mock', baseUrl: `${llm.url}/v1`, apiKey: 'sk-agent-e2e', model: 'gpt-4o-mini' }, { open: '/#/settings' });
   });
 
   test('a tool-using turn renders its tool block, then the answer', async ({ chat, llm }) => {

@@ -1,8 +1,9 @@
-import type { Page } from '@playwright/test';
+import { expect, type Page } from '@playwright/test';
 import { randomUUID } from 'node:crypto';
 import { asProviderId, bindKey, providerConfigSchema, type ProviderConfig, type ProviderKind } from '../../../src/core/model';
 import { PROVIDER_PRESETS } from '../../../src/core/model/provider-presets';
-import type { ProviderPreset } from '../../../src/core/model/provider';
+import { providerPresetSchema } from '../../../src/core/model/provider';
+import { PRESET_FOR_KIND } from '../pages/settings-page';
 
 export interface SeedProviderInput {
   kind?: Exclude<ProviderKind, 'local'>;
@@ -21,21 +22,14 @@ export interface SeedOptions {
   open?: string;
 }
 
-/** The preset each protocol starts from, as in Settings: the big three, else a custom endpoint. */
-const PRESET_FOR_KIND: Record<NonNullable<SeedProviderInput['kind']>, ProviderPreset> = {
-  openai: 'openai',
-  anthropic: 'anthropic',
-  google: 'google',
-  'openai-compatible': 'custom',
-};
-
 /**
  * The provider row Settings would store for this input, checked by the app's own schema (a
  * row the app would refuse fails here, not as a confusing screen later). Keys are bound to the
  * origin of the base URL, as when typed in the form.
  */
 export function buildProviderRow(input: SeedProviderInput, now = Date.now()): ProviderConfig {
-  const preset = PRESET_FOR_KIND[input.kind ?? 'openai-compatible'];
+  // The preset Settings' form starts from for this protocol.
+  const preset = providerPresetSchema.parse(PRESET_FOR_KIND[input.kind ?? 'openai-compatible']);
   const baseUrl = input.baseUrl.trim().replace(/\/+$/, '');
   return providerConfigSchema.parse({
     id: asProviderId(randomUUID()),
@@ -65,6 +59,16 @@ export class SeedData {
   async provider(input: SeedProviderInput, options: SeedOptions = {}): Promise<ProviderConfig> {
     const [row] = await this.providers([input], options);
     if (row === undefined) throw new Error('No provider was seeded.');
+    return row;
+  }
+
+  /**
+   * What the first screen's Custom endpoint form leaves: one OpenAI-compatible provider (key
+   * `sk-e2e` unless given), and the chat screen open with its composer.
+   */
+  async customEndpoint(input: { baseUrl: string; model: string; apiKey?: string }): Promise<ProviderConfig> {
+    const row = await this.provider({ baseUrl: input.baseUrl, model: input.model, apiKey: input.apiKey ?? 'sk-e2e' });
+    await expect(this.page.getByLabel('Message', { exact: true })).toBeVisible();
     return row;
   }
 
