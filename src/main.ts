@@ -7,7 +7,6 @@ import DatabaseBanner from './app/components/storage/DatabaseBanner.svelte';
 import { DatabaseStatus } from './state/shell/database-status.svelte';
 import './app/app.css';
 import { buildSharedChat } from './core/model';
-import { createTokenCounter } from './core/tokens';
 import { AgentsState } from './state/settings/agents.svelte';
 import { PromptsState } from './state/settings/prompts.svelte';
 import { AttachmentsState } from './state/chat/attachments.svelte';
@@ -80,7 +79,13 @@ async function start(): Promise<void> {
     // Import and export code is fetched when someone uses it, not at startup.
     async importChatGpt(text) {
       const { importChatGptExport } = await import('./storage/backup/import-chatgpt');
-      return importChatGptExport(db, text, { clock, tokens: await createTokenCounter() });
+      // Counted by the agent worker's tokenizer: the page loads no copy of the rank files.
+      const countTokens = async (texts: string[]): Promise<number[]> => {
+        const counted = await workerClient.countTokensOfEach(texts);
+        if (!counted.ok) throw new Error(`Could not count the imported messages' tokens: ${counted.error.message}`);
+        return counted.value;
+      };
+      return importChatGptExport(db, text, { clock, countTokens });
     },
     async renderChat(sessionId, format) {
       const session = await stores.sessions.get(sessionId);

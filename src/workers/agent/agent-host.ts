@@ -199,6 +199,11 @@ export function createAgentHost(host: AgentHostDeps): AgentWorkerApi {
       const parsed = parseCall(z.string({ error: 'Only text can be counted.' }), text, 'Only text can be counted.');
       return Promise.resolve(parsed.ok ? { ok: true, value: host.tokens.count(parsed.value) } : parsed);
     },
+    countTokensOfEach(texts) {
+      const message = 'Only a list of texts can be counted.';
+      const parsed = parseCall(z.array(z.string({ error: message }), { error: message }), texts, message);
+      return Promise.resolve(parsed.ok ? { ok: true, value: parsed.value.map((text) => host.tokens.count(text)) } : parsed);
+    },
     async previewContext(request) {
       const parsed = parseCall(previewRequestSchema, request, 'Invalid preview request.');
       if (!parsed.ok) return parsed;

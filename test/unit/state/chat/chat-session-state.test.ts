@@ -32,6 +32,7 @@ async function createChat(options: { afterTurn?: () => Promise<void>; locks?: Se
     previewContext: (request) => agent.api.previewContext(request),
     lastRequest: (userMessageId) => agent.api.lastRequest(userMessageId),
     countTokens: (text) => agent.api.countTokens(text),
+    countTokensOfEach: (texts) => agent.api.countTokensOfEach(texts),
     compactNow: (sessionId) => agent.api.compactNow(sessionId),
     undoCompaction: (sessionId) => agent.api.undoCompaction(sessionId),
     listSummaries: (sessionId) => agent.api.listSummaries(sessionId),
