@@ -384,6 +384,15 @@ export interface MessageBranches {
     ancestorId: MessageId | null,
     maxLength: number,
   ): Promise<ChatMessageSimple[] | null>;
+  /**
+   * The last `maxLength` messages of `leafId`'s chain (ending with it), oldest first, in a range
+   * read or two: what a long chat's first screen needs. `isComplete` says whether they reach
+   * back to the root (nothing older is left to load).
+   */
+  loadChainEnd(
+    leafId: MessageId,
+    maxLength: number,
+  ): Promise<{ messages: ChatMessageSimple[]; isComplete: boolean }>;
 }
 
 /** Timers for the core (the checkpointer's trailing write), injected so tests control time. */
