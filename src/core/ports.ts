@@ -169,6 +169,8 @@ export interface FileStore {
   listByProject(projectId: ProjectId): Promise<StoredFile[]>;
   /** The project's files without text, oldest first: reads no text however large. */
   listInfoByProject(projectId: ProjectId): Promise<FileInfo[]>;
+  /** One file without its text (undefined once deleted). */
+  getInfo(id: FileId): Promise<FileInfo | undefined>;
   findByHash(hash: string): Promise<FileInfo[]>;
   /** Deletes the file and its chunks. */
   delete(id: FileId): Promise<void>;
