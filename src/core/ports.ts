@@ -169,6 +169,8 @@ export interface FileStore {
   listByProject(projectId: ProjectId): Promise<StoredFile[]>;
   /** The project's files without text, oldest first: reads no text however large. */
   listInfoByProject(projectId: ProjectId): Promise<FileInfo[]>;
+  /** One file without its text (undefined once deleted). */
+  getInfo(id: FileId): Promise<FileInfo | undefined>;
   findByHash(hash: string): Promise<FileInfo[]>;
   /** Deletes the file and its chunks. */
   delete(id: FileId): Promise<void>;
@@ -384,6 +386,15 @@ export interface MessageBranches {
     ancestorId: MessageId | null,
     maxLength: number,
   ): Promise<ChatMessageSimple[] | null>;
+  /**
+   * The last `maxLength` messages of `leafId`'s chain (ending with it), oldest first, in a range
+   * read or two: what a long chat's first screen needs. `isComplete` says whether they reach
+   * back to the root (nothing older is left to load).
+   */
+  loadChainEnd(
+    leafId: MessageId,
+    maxLength: number,
+  ): Promise<{ messages: ChatMessageSimple[]; isComplete: boolean }>;
 }
 
 /** Timers for the core (the checkpointer's trailing write), injected so tests control time. */

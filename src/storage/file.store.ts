@@ -102,6 +102,11 @@ export function createFileStore(db: CarrelDb): FileStore {
       guardStorage(db, async () =>
         (await db.files.where('projectId').equals(projectId).sortBy('createdAt')).map(toFileInfo),
       ),
+    getInfo: (id: FileId) =>
+      guardStorage(db, async () => {
+        const row = await db.files.get(id);
+        return row === undefined ? undefined : toFileInfo(row);
+      }),
     findByHash: (hash) =>
       guardStorage(db, async () =>
         (await db.files.where('hash').equals(hash).toArray()).map(toFileInfo),

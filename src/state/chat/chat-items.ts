@@ -25,25 +25,45 @@ export interface ChatItemsInput {
   warnings?: Readonly<Record<string, readonly string[]>>;
 }
 
-export function buildChatItems(input: ChatItemsInput): ChatItem[] {
+/**
+ * The row built for each stored message, with the warnings it was built with: a chain that only
+ * grew (older messages read, a turn added) reuses its rows, so they are neither built nor drawn
+ * again.
+ */
+export type ChatItemCache = WeakMap<
+  ChatMessageSimple,
+  { item: ChatItem; warnings: readonly string[] | undefined }
+>;
+
+function buildStoredItem(message: ChatMessageSimple, warnings: readonly string[] | undefined): ChatItem {
+  if (message.role === 'user') return { kind: 'user', key: message.id, message, isPending: false };
+  const answer = answerFromMessage(message, message.model?.modelId ?? '');
+  answer.warnings = [...(warnings ?? [])];
+  return { kind: 'answer', key: message.id, answer, isLive: false };
+}
+
+export function buildChatItems(input: ChatItemsInput, cache?: ChatItemCache): ChatItem[] {
   const items: ChatItem[] = [];
   const { compareGroup } = input;
   for (const message of input.chain) {
-    if (message.role === 'user') {
-      items.push({ kind: 'user', key: message.id, message, isPending: false });
-      continue;
-    }
     const isCompared =
+      message.role === 'assistant' &&
       compareGroup !== null &&
       message.parentId === compareGroup.userMessageId &&
       compareGroup.answers.some((answer) => answer.messageId === message.id);
     if (isCompared) {
       items.push({ kind: 'compare', key: `compare-${compareGroup.userMessageId}`, answers: compareGroup.answers, isLive: false });
-    } else {
-      const answer = answerFromMessage(message, message.model?.modelId ?? '');
-      answer.warnings = [...(input.warnings?.[message.id] ?? [])];
-      items.push({ kind: 'answer', key: message.id, answer, isLive: false });
+      continue;
     }
+    const warnings = input.warnings?.[message.id];
+    const cached = cache?.get(message);
+    if (cached !== undefined && cached.warnings === warnings) {
+      items.push(cached.item);
+      continue;
+    }
+    const item = buildStoredItem(message, warnings);
+    cache?.set(message, { item, warnings });
+    items.push(item);
   }
   if (input.pendingUser?.role === 'user') {
     items.push({ kind: 'user', key: input.pendingUser.id, message: input.pendingUser, isPending: true });

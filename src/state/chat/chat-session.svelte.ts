@@ -4,7 +4,7 @@ import type { AgentClient } from '../../workers/agent/agent.client';
 import type { ConfirmationRequest, Packet } from '../../workers/agent/agent.api';
 import type { AnswerFeed, FollowEvent } from '../../workers/agent/answer-relay';
 import { answerFromMessage, applyPacket, createLiveAnswer, type AnswerView } from './answer-blocks';
-import { buildChatItems, type ChatItem, type CompareGroup } from './chat-items';
+import { buildChatItems, type ChatItem, type ChatItemCache, type CompareGroup } from './chat-items';
 import { pickSibling, type SiblingPosition } from './branches';
 import { closeUnsavedAnswers } from './unsaved-answers';
 
@@ -12,6 +12,15 @@ export type { ChatItem, CompareGroup, SiblingPosition };
 
 /** A turn adds its question and the answer on the visible branch; more means something else changed. */
 const MAX_TURN_MESSAGES = 2;
+/**
+ * A chat opens with the end of its chain, more than a tall screen of short messages, read in a
+ * range read or two; the older messages follow in batches, each a short task, so a chat of
+ * 10,000 messages draws its first screen without reading (and checking) them all first.
+ */
+export const FIRST_SCREEN_MESSAGES = 100;
+export const OLDER_MESSAGES_BATCH = 1000;
+
+type LoadedChat = { session: Session | null; chain: ChatMessageSimple[]; isMissing: boolean; isChainComplete: boolean };
 
 export interface ChatSessionDeps {
   agent: AgentClient;
@@ -68,14 +77,22 @@ export class ChatSessionState {
 
   constructor(private readonly deps: ChatSessionDeps) {}
 
+  /** Rows already built for stored messages: a longer chain (older messages read) builds only the new ones. */
+  private readonly itemCache: ChatItemCache = new WeakMap();
+  /** Moves on whenever a chain is shown whole, so a batch of older messages read for another one is dropped. */
+  private shownChains = 0;
+
   readonly items: ChatItem[] = $derived(
-    buildChatItems({
-      chain: this.chain,
-      pendingUser: this.pendingUser,
-      liveAnswers: this.liveAnswers,
-      compareGroup: this.compareGroup,
-      warnings: this.answerWarnings,
-    }),
+    buildChatItems(
+      {
+        chain: this.chain,
+        pendingUser: this.pendingUser,
+        liveAnswers: this.liveAnswers,
+        compareGroup: this.compareGroup,
+        warnings: this.answerWarnings,
+      },
+      this.itemCache,
+    ),
   );
 
   async open(sessionId: SessionId | null): Promise<void> {
@@ -87,11 +104,32 @@ export class ChatSessionState {
     this.show(loaded);
   }
 
-  private async load(sessionId: SessionId | null): Promise<{ session: Session | null; chain: ChatMessageSimple[]; isMissing: boolean }> {
-    if (sessionId === null) return { session: null, chain: [], isMissing: false };
+  /** The session and the end of its chain; `show` reads the older messages after it is drawn. */
+  private async load(sessionId: SessionId | null): Promise<LoadedChat> {
+    if (sessionId === null) return { session: null, chain: [], isMissing: false, isChainComplete: true };
     const session = await this.deps.sessions.get(sessionId);
-    const chain = session?.currentLeafId ? await this.deps.messages.loadChain(session.currentLeafId) : [];
-    return { session: session ?? null, chain, isMissing: !session };
+    if (!session?.currentLeafId) return { session: session ?? null, chain: [], isMissing: !session, isChainComplete: true };
+    const end = await this.deps.messages.loadChainEnd(session.currentLeafId, FIRST_SCREEN_MESSAGES);
+    return { session, chain: end.messages, isMissing: false, isChainComplete: end.isComplete };
+  }
+
+  /**
+   * Reads the messages above the first one shown, a batch at a time, and puts them in front of
+   * the chain, for as long as the chain shown still starts where the batch ends (a send, an edit
+   * or a retry keeps its start; another chat or branch shown whole stops it).
+   */
+  private async loadOlder(): Promise<void> {
+    const generation = this.shownChains;
+    for (;;) {
+      // Each batch is its own task: the screen drawn so far paints, scrolling and typing go on.
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      const first = this.chain[0];
+      if (generation !== this.shownChains || !first?.parentId) return;
+      const older = await this.deps.messages.loadChainEnd(first.parentId, OLDER_MESSAGES_BATCH);
+      if (generation !== this.shownChains || this.chain[0]?.id !== first.id) return;
+      this.chain = [...older.messages, ...this.chain];
+      if (older.isComplete) return;
+    }
   }
 
   /**
@@ -100,7 +138,7 @@ export class ChatSessionState {
    * render again). Null when the stored branch does not continue the chain shown (another tab
    * switched it, say): the caller then loads the whole chain.
    */
-  private async loadTurnEnd(sessionId: SessionId): Promise<Awaited<ReturnType<ChatSessionState['load']>> | null> {
+  private async loadTurnEnd(sessionId: SessionId): Promise<LoadedChat | null> {
     const shown = this.chain;
     const isSameChat = this.session === null ? shown.length === 0 : this.session.id === sessionId;
     if (!isSameChat) return null;
@@ -109,15 +147,22 @@ export class ChatSessionState {
     const added = await this.deps.messages.loadChainBelow(session.currentLeafId, shown.at(-1)?.id ?? null, MAX_TURN_MESSAGES);
     // The chain may have been replaced while the rows were read.
     if (added === null || this.chain !== shown) return null;
-    return { session, chain: [...shown, ...added], isMissing: false };
+    // The older messages the shown chain still lacks keep coming (its start is unchanged).
+    return { session, chain: [...shown, ...added], isMissing: false, isChainComplete: true };
   }
 
-  /** Swaps in a loaded session in one synchronous step (no render sees half of it). */
-  private show(loaded: { session: Session | null; chain: ChatMessageSimple[]; isMissing: boolean }): void {
+  /**
+   * Swaps in a loaded session in one synchronous step (no render sees half of it), then reads
+   * the older messages of a chain loaded from its end.
+   */
+  private show(loaded: LoadedChat): void {
+    const isNewChain = loaded.chain[0]?.id !== this.chain[0]?.id;
     this.session = loaded.session;
     this.chain = loaded.chain;
     this.error = loaded.isMissing ? 'This chat no longer exists.' : null;
     this.follow(loaded.session?.id ?? null);
+    if (isNewChain) this.shownChains++;
+    if (isNewChain && !loaded.isChainComplete) void this.loadOlder();
     if (!this.isRunning && this.remoteRunId === null && hasStreamingAnswer(loaded.chain)) void this.closeAbandoned();
   }
 
@@ -185,6 +230,7 @@ export class ChatSessionState {
         if (this.session?.id !== sessionId || this.isRunning) return;
         this.remoteRunId = event.runId;
         this.loadToken++;
+        this.shownChains++;
         this.chain = chain;
         this.pendingUser = null;
         this.compareGroup = null;
@@ -235,7 +281,7 @@ export class ChatSessionState {
       this.liveAnswers = [];
       this.remoteRunId = null;
       this.compareGroup = null;
-      this.show({ session: null, chain: [], isMissing: true });
+      this.show({ session: null, chain: [], isMissing: true, isChainComplete: true });
       return;
     }
     if (stored.version <= shown.version || shownFields(stored) === shownFields(shown)) return;
@@ -378,7 +424,7 @@ export class ChatSessionState {
     };
 
     let error: string | null = null;
-    let loaded: Awaited<ReturnType<ChatSessionState['load']>> | undefined;
+    let loaded: LoadedChat | undefined;
     let compareGroup: CompareGroup | null = null;
     let isNew = false;
     try {
@@ -528,6 +574,7 @@ export class ChatSessionState {
   reset(): void {
     this.follow(null);
     this.session = null;
+    this.shownChains++;
     this.chain = [];
     this.pendingUser = null;
     this.liveAnswers = [];
