@@ -61,23 +61,31 @@ export const attachmentSchema = z.object({
 });
 export type Attachment = z.infer<typeof attachmentSchema>;
 
+/** A message of another chat, where a citation of the user's chat history points. */
+export const chatSourceSchema = z.object({
+  sessionId: sessionIdSchema,
+  messageId: messageIdSchema,
+});
+export type ChatSource = z.infer<typeof chatSourceSchema>;
+
+/** A document an answer cites: a project file (and where in it), a web page or a past chat's message. */
+export const citationSchema = z.object({
+  number: z.number().int().positive(),
+  title: z.string(),
+  fileId: fileIdSchema.optional(),
+  url: z.string().optional(),
+  location: z.string().optional(),
+  chat: chatSourceSchema.optional(),
+});
+export type Citation = z.infer<typeof citationSchema>;
+
 /** What a tool returned, as the model will read it (documents JSON or plain text). */
 export const toolResultSchema = z.object({
   content: z.string(),
   tokenCount: z.number().int().nonnegative(),
   isError: z.boolean(),
   /** Citation numbers this result introduced, mapped to the documents behind them. */
-  documents: z
-    .array(
-      z.object({
-        number: z.number().int().positive(),
-        title: z.string(),
-        fileId: fileIdSchema.optional(),
-        url: z.string().optional(),
-        location: z.string().optional(),
-      }),
-    )
-    .optional(),
+  documents: z.array(citationSchema).optional(),
 });
 export type ToolResult = z.infer<typeof toolResultSchema>;
 
@@ -115,14 +123,6 @@ export const assistantStepSchema = z.object({
 });
 export type AssistantStep = z.infer<typeof assistantStepSchema>;
 
-export const citationSchema = z.object({
-  number: z.number().int().positive(),
-  title: z.string(),
-  fileId: fileIdSchema.optional(),
-  url: z.string().optional(),
-  location: z.string().optional(),
-});
-export type Citation = z.infer<typeof citationSchema>;
 
 const messageBaseSchema = z.object({
   id: messageIdSchema,

@@ -58,3 +58,15 @@ export function buildChatItems(input: ChatItemsInput): ChatItem[] {
   }
   return items;
 }
+
+/** Whether a row shows the message (a compare row shows each of its answers). */
+export function isMessageInItem(item: ChatItem, messageId: string): boolean {
+  switch (item.kind) {
+    case 'user':
+      return item.message.id === messageId;
+    case 'answer':
+      return item.answer.messageId === messageId;
+    case 'compare':
+      return item.answers.some((answer) => answer.messageId === messageId);
+  }
+}

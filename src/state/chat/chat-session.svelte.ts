@@ -54,6 +54,8 @@ export class ChatSessionState {
   compareGroup = $state<CompareGroup | null>(null);
   /** A run of this chat in another tab, shown live in `liveAnswers`; null when there is none. */
   remoteRunId = $state<string | null>(null);
+  /** The message the chat was opened at (a citation of it): scrolled to and highlighted. */
+  focusedMessageId = $state<MessageId | null>(null);
   private resolveConfirmation: ((isAllowed: boolean) => void) | null = null;
   private runId: string | null = null;
   private loadToken = 0;
@@ -78,12 +80,25 @@ export class ChatSessionState {
     }),
   );
 
-  async open(sessionId: SessionId | null): Promise<void> {
+  /**
+   * Shows a chat; with `focusMessageId`, at that message: a message on another branch makes its
+   * branch the visible one first, as the branch switcher would.
+   */
+  async open(sessionId: SessionId | null, focusMessageId: MessageId | null = null): Promise<void> {
     const token = ++this.loadToken;
     if (sessionId !== (this.session?.id ?? null)) this.answerWarnings = {};
-    const loaded = await this.load(sessionId);
+    let loaded = await this.load(sessionId);
+    const isShown = (): boolean => loaded.chain.some((message) => message.id === focusMessageId);
+    if (focusMessageId !== null && loaded.session && !isShown()) {
+      const message = await this.deps.messages.get(focusMessageId);
+      if (message?.sessionId === loaded.session.id) {
+        await this.deps.messages.switchBranch(focusMessageId);
+        loaded = await this.load(sessionId);
+      }
+    }
     if (token !== this.loadToken) return;
     if (loaded.session?.id !== this.session?.id) this.compareGroup = null;
+    this.focusedMessageId = focusMessageId !== null && isShown() ? focusMessageId : null;
     this.show(loaded);
   }
 
@@ -354,6 +369,7 @@ export class ChatSessionState {
     this.liveAnswers = [];
     this.remoteRunId = null;
     this.compareGroup = null;
+    this.focusedMessageId = null;
     let createdSessionId: SessionId | null = null;
     let isStored = false;
     const markStored = (): void => {
@@ -532,6 +548,7 @@ export class ChatSessionState {
     this.pendingUser = null;
     this.liveAnswers = [];
     this.compareGroup = null;
+    this.focusedMessageId = null;
     this.error = null;
   }
 }
