@@ -13,15 +13,16 @@ test('an agent with search_chats cites a past chat, and the citation opens that 
   await agents.create({ name: 'Archivist', prompt: 'Use the user’s past chats.', tools: ['search_chats'] });
   await expect(agents.item('Archivist')).toContainText('search_chats');
 
-  // A past chat: the venue early on, then long answers below it.
+  // A past chat: the venue early on (the model names the chat after it), then long answers.
   llm.queueScenarios(
     { kind: 'text', text: 'Then the Birchwood lodge it is: forty beds and a lake.' },
-    { kind: 'text', text: FILLER },
-    { kind: 'text', text: FILLER },
+    { kind: 'text', text: 'Spring offsite venue' },
   );
   await chat.newChat();
   await chat.send('Which venue should we pick for the spring offsite?');
   await expect(chat.lastAnswer()).toContainText('Birchwood lodge');
+  await expect(chat.sessionLinks().filter({ hasText: 'Spring offsite venue' })).toHaveCount(1);
+  llm.queueScenarios({ kind: 'text', text: FILLER }, { kind: 'text', text: FILLER });
   await chat.send('Now tell me about gardening.');
   await expect(chat.answers()).toHaveCount(2);
   await expect(chat.lastAnswer()).toHaveAttribute('data-status', 'complete');
@@ -41,11 +42,15 @@ test('an agent with search_chats cites a past chat, and the citation opens that 
   await expect(chat.lastAnswer()).toContainText('You chose the Birchwood lodge', { timeout: 20_000 });
   await expect(chat.lastAnswer()).toHaveAttribute('data-status', 'complete');
 
-  const generations = llm.requests().filter((r) => !r.isPreflight && r.path.endsWith('/chat/completions'));
-  const toolRequest = JSON.stringify(generations.at(-1)?.body);
-  expect(toolRequest).toContain('forty beds and a lake');
+  // The model read the past answer as a numbered document.
+  const toolResults = llm
+    .requests()
+    .filter((r) => !r.isPreflight && r.path.endsWith('/chat/completions'))
+    .map((r) => JSON.stringify(r.body))
+    .filter((body) => body.includes('\\"document\\":1'));
+  expect(toolResults.at(-1)).toContain('forty beds and a lake');
 
-  const chip = chat.lastAnswer().getByRole('button', { name: /^Source 1: Which venue should we pick/ });
+  const chip = chat.lastAnswer().getByRole('button', { name: 'Source 1: Spring offsite venue' });
   await expect(chip).toBeVisible();
   await page.screenshot({ path: 'test-results/screenshots/chat-history-citation-light-wide.png' });
   await chip.click();

@@ -142,6 +142,19 @@ export const userMessageSchema = messageBaseSchema.extend({
 });
 export type UserMessage = z.infer<typeof userMessageSchema>;
 
+/** A compared answer that a merged answer was made from, and the model that wrote it. */
+export const fusedSourceSchema = z.object({
+  messageId: messageIdSchema,
+  model: modelRefSchema.optional(),
+});
+export type FusedSource = z.infer<typeof fusedSourceSchema>;
+
+/** "Answer 2 (model-beta)": how the merging model and the merged answer name a compared answer. */
+export function labelFusedSource(source: Pick<FusedSource, 'model'>, index: number): string {
+  const number = `Answer ${String(index + 1)}`;
+  return source.model ? `${number} (${source.model.modelId})` : number;
+}
+
 export const assistantMessageSchema = messageBaseSchema.extend({
   role: z.literal('assistant'),
   steps: z.array(assistantStepSchema),
@@ -151,6 +164,8 @@ export const assistantMessageSchema = messageBaseSchema.extend({
   model: modelRefSchema.optional(),
   usage: usageSchema.optional(),
   citations: z.array(citationSchema),
+  /** A merged answer: the compared answers it combines, in the order it was given them. */
+  fusedFrom: z.array(fusedSourceSchema).optional(),
 });
 export type AssistantMessage = z.infer<typeof assistantMessageSchema>;
 

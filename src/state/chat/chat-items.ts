@@ -70,3 +70,13 @@ export function isMessageInItem(item: ChatItem, messageId: string): boolean {
       return item.answers.some((answer) => answer.messageId === messageId);
   }
 }
+
+/** The compared answers a merge can combine: not failed, not still streaming, with some text. */
+export function selectMergeableAnswers(answers: readonly AnswerView[]): AnswerView[] {
+  return answers.filter(
+    (answer) =>
+      answer.status !== 'error' &&
+      answer.status !== 'streaming' &&
+      answer.blocks.some((block) => block.kind === 'text' && block.text.trim() !== ''),
+  );
+}

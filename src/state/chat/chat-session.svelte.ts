@@ -4,7 +4,7 @@ import type { AgentClient } from '../../workers/agent/agent.client';
 import type { ConfirmationRequest, Packet } from '../../workers/agent/agent.api';
 import type { AnswerFeed, FollowEvent } from '../../workers/agent/answer-relay';
 import { answerFromMessage, applyPacket, createLiveAnswer, type AnswerView } from './answer-blocks';
-import { buildChatItems, type ChatItem, type CompareGroup } from './chat-items';
+import { buildChatItems, selectMergeableAnswers, type ChatItem, type CompareGroup } from './chat-items';
 import { pickSibling, type SiblingPosition } from './branches';
 import { closeUnsavedAnswers } from './unsaved-answers';
 
@@ -354,6 +354,7 @@ export class ChatSessionState {
       attachments?: Attachment[];
       projectId?: string;
       agentId?: string | null;
+      fuseOf?: string[];
     },
     pendingUser: ChatMessageSimple | null,
     onStored?: () => void,
@@ -477,6 +478,22 @@ export class ChatSessionState {
     await this.deps.messages.switchBranch(messageId as MessageId);
     this.compareGroup = null;
     await this.reload();
+  }
+
+  /**
+   * Compare mode: asks `model` to merge the compared answers into one, streamed like any
+   * answer and saved as another answer to the same question (a new branch) that names them.
+   */
+  async fuse(model: ModelRef): Promise<void> {
+    const group = this.compareGroup;
+    if (group === null || this.isRunning) return;
+    const answerIds = selectMergeableAnswers(group.answers).map((answer) => answer.messageId);
+    const index = this.chain.findIndex((m) => m.id === group.userMessageId);
+    const question = this.chain[index];
+    if (answerIds.length < 2 || question?.role !== 'user') return;
+    // The visible chain ends at the question while the merged answer streams in.
+    this.chain = this.chain.slice(0, index + 1);
+    await this.run({ text: question.text, models: [model], retryOf: question.id, fuseOf: answerIds }, null);
   }
 
   /** Compare mode: keep this answer's branch and close the side-by-side view. */
