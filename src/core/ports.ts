@@ -297,7 +297,38 @@ export interface SearchIndex {
   removeSession(sessionId: SessionId): void;
   upsertMessage(message: ChatMessageSimple): void;
   removeMessage(messageId: MessageId): void;
-  search(query: string, limit?: number): SearchHit[];
+  search(query: string, limit?: number, options?: SearchOptions): SearchHit[];
+}
+
+export interface SearchOptions {
+  /** Leaves one chat out (the one the model is answering in). */
+  excludeSessionId?: SessionId;
+  /** Characters kept on each side of the first match in `snippet`. */
+  snippetRadius?: number;
+}
+
+/** A passage of the user's own past chats, found for the model's search_chats tool. */
+export interface ChatHistoryHit {
+  sessionId: SessionId;
+  messageId: MessageId;
+  /** The chat's title ('' while it has none). */
+  title: string;
+  role: 'user' | 'assistant';
+  /** The model that wrote an answer. */
+  model?: ModelRef;
+  createdAt: number;
+  /** The message's text around the match, with ellipses where it was cut. */
+  passage: string;
+}
+
+/** Searches the user's chats (titles and messages, every branch) for the search_chats tool. */
+export interface ChatHistorySearch {
+  /** The best passages for any of `queries`, best first, at most `limit`, none from `excludeSessionId`. */
+  search(
+    queries: readonly string[],
+    options: { excludeSessionId: SessionId | null; limit: number },
+    signal: AbortSignal,
+  ): Promise<ChatHistoryHit[]>;
 }
 
 export type BackupScope =

@@ -78,3 +78,25 @@ export function buildChatItems(input: ChatItemsInput, cache?: ChatItemCache): Ch
   }
   return items;
 }
+
+/** Whether a row shows the message (a compare row shows each of its answers). */
+export function isMessageInItem(item: ChatItem, messageId: string): boolean {
+  switch (item.kind) {
+    case 'user':
+      return item.message.id === messageId;
+    case 'answer':
+      return item.answer.messageId === messageId;
+    case 'compare':
+      return item.answers.some((answer) => answer.messageId === messageId);
+  }
+}
+
+/** The compared answers a merge can combine: not failed, not still streaming, with some text. */
+export function selectMergeableAnswers(answers: readonly AnswerView[]): AnswerView[] {
+  return answers.filter(
+    (answer) =>
+      answer.status !== 'error' &&
+      answer.status !== 'streaming' &&
+      answer.blocks.some((block) => block.kind === 'text' && block.text.trim() !== ''),
+  );
+}

@@ -4,7 +4,7 @@ import type { AgentClient } from '../../workers/agent/agent.client';
 import type { ConfirmationRequest, Packet } from '../../workers/agent/agent.api';
 import type { AnswerFeed, FollowEvent } from '../../workers/agent/answer-relay';
 import { answerFromMessage, applyPacket, createLiveAnswer, type AnswerView } from './answer-blocks';
-import { buildChatItems, type ChatItem, type ChatItemCache, type CompareGroup } from './chat-items';
+import { buildChatItems, selectMergeableAnswers, type ChatItem, type ChatItemCache, type CompareGroup } from './chat-items';
 import { pickSibling, type SiblingPosition } from './branches';
 import { closeUnsavedAnswers } from './unsaved-answers';
 
@@ -63,6 +63,8 @@ export class ChatSessionState {
   compareGroup = $state<CompareGroup | null>(null);
   /** A run of this chat in another tab, shown live in `liveAnswers`; null when there is none. */
   remoteRunId = $state<string | null>(null);
+  /** The message the chat was opened at (a citation of it): scrolled to and highlighted. */
+  focusedMessageId = $state<MessageId | null>(null);
   private resolveConfirmation: ((isAllowed: boolean) => void) | null = null;
   private runId: string | null = null;
   private loadToken = 0;
@@ -95,20 +97,40 @@ export class ChatSessionState {
     ),
   );
 
-  async open(sessionId: SessionId | null): Promise<void> {
+  /**
+   * Shows a chat; with `focusMessageId`, at that message: a message on another branch makes its
+   * branch the visible one first, as the branch switcher would.
+   */
+  async open(sessionId: SessionId | null, focusMessageId: MessageId | null = null): Promise<void> {
     const token = ++this.loadToken;
     if (sessionId !== (this.session?.id ?? null)) this.answerWarnings = {};
-    const loaded = await this.load(sessionId);
+    const isFocused = focusMessageId !== null;
+    let loaded = await this.load(sessionId, isFocused);
+    const isShown = (): boolean => loaded.chain.some((message) => message.id === focusMessageId);
+    if (isFocused && loaded.session && !isShown()) {
+      const message = await this.deps.messages.get(focusMessageId);
+      if (message?.sessionId === loaded.session.id) {
+        await this.deps.messages.switchBranch(focusMessageId);
+        loaded = await this.load(sessionId, true);
+      }
+    }
     if (token !== this.loadToken) return;
     if (loaded.session?.id !== this.session?.id) this.compareGroup = null;
+    this.focusedMessageId = focusMessageId !== null && isShown() ? focusMessageId : null;
     this.show(loaded);
   }
 
   /** The session and the end of its chain; `show` reads the older messages after it is drawn. */
-  private async load(sessionId: SessionId | null): Promise<LoadedChat> {
+  private async load(sessionId: SessionId | null, isWhole = false): Promise<LoadedChat> {
     if (sessionId === null) return { session: null, chain: [], isMissing: false, isChainComplete: true };
     const session = await this.deps.sessions.get(sessionId);
     if (!session?.currentLeafId) return { session: session ?? null, chain: [], isMissing: !session, isChainComplete: true };
+    if (isWhole) {
+      // A chat opened at a message (a citation) needs that message on screen at once, however
+      // far up the chain it is.
+      const chain = await this.deps.messages.loadChain(session.currentLeafId);
+      return { session, chain, isMissing: false, isChainComplete: true };
+    }
     const end = await this.deps.messages.loadChainEnd(session.currentLeafId, FIRST_SCREEN_MESSAGES);
     return { session, chain: end.messages, isMissing: false, isChainComplete: end.isComplete };
   }
@@ -385,6 +407,7 @@ export class ChatSessionState {
       attachments?: Attachment[];
       projectId?: string;
       agentId?: string | null;
+      fuseOf?: string[];
     },
     pendingUser: ChatMessageSimple | null,
     onStored?: () => void,
@@ -400,6 +423,7 @@ export class ChatSessionState {
     this.liveAnswers = [];
     this.remoteRunId = null;
     this.compareGroup = null;
+    this.focusedMessageId = null;
     let createdSessionId: SessionId | null = null;
     let isStored = false;
     const markStored = (): void => {
@@ -509,6 +533,22 @@ export class ChatSessionState {
     await this.reload();
   }
 
+  /**
+   * Compare mode: asks `model` to merge the compared answers into one, streamed like any
+   * answer and saved as another answer to the same question (a new branch) that names them.
+   */
+  async fuse(model: ModelRef): Promise<void> {
+    const group = this.compareGroup;
+    if (group === null || this.isRunning) return;
+    const answerIds = selectMergeableAnswers(group.answers).map((answer) => answer.messageId);
+    const index = this.chain.findIndex((m) => m.id === group.userMessageId);
+    const question = this.chain[index];
+    if (answerIds.length < 2 || question?.role !== 'user') return;
+    // The visible chain ends at the question while the merged answer streams in.
+    this.chain = this.chain.slice(0, index + 1);
+    await this.run({ text: question.text, models: [model], retryOf: question.id, fuseOf: answerIds }, null);
+  }
+
   /** Compare mode: keep this answer's branch and close the side-by-side view. */
   async continueWith(answerId: string): Promise<void> {
     if (this.isRunning) return;
@@ -579,6 +619,7 @@ export class ChatSessionState {
     this.pendingUser = null;
     this.liveAnswers = [];
     this.compareGroup = null;
+    this.focusedMessageId = null;
     this.error = null;
   }
 }

@@ -1,7 +1,8 @@
-import type { ProjectId, SessionId } from '../../core/model';
+import type { MessageId, ProjectId, SessionId } from '../../core/model';
 
 export type Route =
-  | { name: 'chat'; sessionId: SessionId | null }
+  /** `messageId`: a message to scroll to and highlight (a cited message of a past chat). */
+  | { name: 'chat'; sessionId: SessionId | null; messageId?: MessageId }
   /** `section`: the settings section to scroll to (`#/settings/embeddings`). */
   | { name: 'settings'; section?: string }
   | { name: 'agents' }
@@ -14,7 +15,7 @@ export type Route =
 
 /**
  * Hash routes, so the static build works on any host and offline:
- * #/, #/chat/<id>, #/settings, #/settings/<section>, #/agents, #/prompts, #/usage, #/project/<id>.
+ * #/, #/chat/<id>, #/chat/<id>/<message id>, #/settings, #/settings/<section>, #/agents, #/prompts, #/usage, #/project/<id>.
  */
 export function parseRoute(hash: string): Route {
   const path = hash.replace(/^#/, '');
@@ -24,8 +25,11 @@ export function parseRoute(hash: string): Route {
   if (path === '/agents') return { name: 'agents' };
   if (path === '/prompts') return { name: 'prompts' };
   if (path === '/usage') return { name: 'usage' };
-  const chat = /^\/chat\/([^/]+)$/.exec(path);
-  if (chat?.[1]) return { name: 'chat', sessionId: decodeURIComponent(chat[1]) as SessionId };
+  const chat = /^\/chat\/([^/]+)(?:\/([^/]+))?$/.exec(path);
+  if (chat?.[1]) {
+    const sessionId = decodeURIComponent(chat[1]) as SessionId;
+    return chat[2] ? { name: 'chat', sessionId, messageId: decodeURIComponent(chat[2]) as MessageId } : { name: 'chat', sessionId };
+  }
   const project = /^\/project\/([^/]+)$/.exec(path);
   if (project?.[1]) return { name: 'project', projectId: decodeURIComponent(project[1]) as ProjectId };
   return { name: 'chat', sessionId: null };
@@ -44,7 +48,10 @@ export function routeHref(route: Route): string {
     case 'project':
       return `#/project/${encodeURIComponent(route.projectId)}`;
     case 'chat':
-      return route.sessionId ? `#/chat/${encodeURIComponent(route.sessionId)}` : '#/';
+      if (!route.sessionId) return '#/';
+      return route.messageId
+        ? `#/chat/${encodeURIComponent(route.sessionId)}/${encodeURIComponent(route.messageId)}`
+        : `#/chat/${encodeURIComponent(route.sessionId)}`;
   }
 }
 

@@ -18,6 +18,7 @@ import { watchTableWrites } from '../../storage/watch-writes';
 import { parseCall } from '../protocol';
 import { SEARCH_CANCELLED, type AgentWorkerApi, type WorkerResult } from './agent.api';
 import type { RelayChannel } from './answer-relay';
+import { createChatHistorySearch, createChatIndexLoader } from './chat-history';
 import { createHttpFetcher } from './http-fetcher';
 import { testMcpServer } from './mcp/mcp-client';
 import type { TurnToolKit } from './mcp/web-and-mcp-tools';
@@ -97,6 +98,7 @@ export function createAgentHost(host: AgentHostDeps): AgentWorkerApi {
       return { toolsFor: (scope) => kit?.createTools(scope) ?? [], warnings: kit?.warnings ?? [] };
     },
     ...(host.tools ? { baseTools: host.tools } : {}),
+    chatHistory: createChatHistorySearch({ sessions, messages, loadIndex: createChatIndexLoader(host.db) }),
   };
   const chainCache = createSessionCache({
     getSession: (id) => sessions.get(id),

@@ -174,6 +174,15 @@ describe('a long chat', () => {
       expect(chat.items[TURNS * 2 - FIRST_SCREEN_MESSAGES + index]).toBe(item);
   });
 
+  it('opened at a message far above its first screen, shows the whole chain with that message marked', async () => {
+    const setup = await createChat();
+    await seedLongChat(setup, TURNS);
+    const { chat, storedChain } = setup;
+    await chat.open(asSessionId('s1'), asMessageId('a1'));
+    expect(chat.chain).toEqual(await storedChain());
+    expect(chat.focusedMessageId).toBe('a1');
+  });
+
   it('keeps a turn sent before the older messages arrived, and lists no message twice', async () => {
     const setup = await createChat();
     await seedLongChat(setup, TURNS);
@@ -254,5 +263,59 @@ describe('a send the worker refuses', () => {
     await chat.send('two', [TEST_MODEL], { onStored: () => storedCount++ });
     expect(storedCount).toBe(0);
     expect(chat.error).toBe('This chat no longer exists.');
+  });
+});
+
+describe('opening a chat at a message', () => {
+  it('shows the branch holding the message and marks it, and forgets the mark on the next send', async () => {
+    const { agent, chat, say } = await createChat();
+    await say('one');
+    const firstAnswer = chat.chain[1]?.id as MessageId;
+    agent.script(scripts.text('Another answer'));
+    await chat.regenerate(firstAnswer, TEST_MODEL);
+    const sessionId = chat.session?.id as SessionId;
+
+    await chat.open(null);
+    await chat.open(sessionId, firstAnswer);
+    expect(texts(chat.chain)).toEqual(['one', 'Answer to one']);
+    expect(chat.focusedMessageId).toBe(firstAnswer);
+
+    await say('two');
+    expect(chat.focusedMessageId).toBeNull();
+  });
+
+  it('opens the chat without a mark when the message is not in it', async () => {
+    const { chat, say } = await createChat();
+    await say('one');
+    const sessionId = chat.session?.id as SessionId;
+    await chat.open(null);
+    await chat.open(sessionId, 'gone' as MessageId);
+    expect(texts(chat.chain)).toEqual(['one', 'Answer to one']);
+    expect(chat.focusedMessageId).toBeNull();
+  });
+});
+
+describe('merging compared answers', () => {
+  it('streams the merged answer as a new branch under the question, naming the compared answers', async () => {
+    const { agent, chat } = await createChat();
+    const alpha = { ...TEST_MODEL, modelId: 'model-alpha' };
+    const beta = { ...TEST_MODEL, modelId: 'model-beta' };
+    agent.scriptFor('model-alpha', scripts.text('Alpha answer.'));
+    agent.scriptFor('model-beta', scripts.text('Beta answer.'));
+    await chat.send('Which?', [alpha, beta]);
+    const compared = chat.compareGroup?.answers.map((answer) => answer.messageId);
+    expect(compared).toHaveLength(2);
+
+    agent.scriptFor('model-beta', scripts.text('Merged answer.'));
+    await chat.fuse(beta);
+    expect(chat.compareGroup).toBeNull();
+    expect(texts(chat.chain)).toEqual(['Which?', 'Merged answer.']);
+    const merged = chat.items.at(-1);
+    expect(merged?.kind === 'answer' ? merged.answer.fusedFrom : undefined).toEqual([
+      { messageId: compared?.[0], label: 'Answer 1 (model-alpha)' },
+      { messageId: compared?.[1], label: 'Answer 2 (model-beta)' },
+    ]);
+    const position = await chat.siblingsOf(chat.chain[1]?.id as string);
+    expect({ index: position.index, count: position.count }).toEqual({ index: 2, count: 3 });
   });
 });

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { asProjectId, asSessionId } from '../../../../src/core/model';
+import { asMessageId, asProjectId, asSessionId } from '../../../../src/core/model';
 import { parseRoute, RouterState, routeHref, shouldFollowCreatedSession, type Route } from '../../../../src/state/shell/router.svelte';
 
 describe('hash routes', () => {
@@ -7,6 +7,7 @@ describe('hash routes', () => {
     const routes: Route[] = [
       { name: 'chat', sessionId: null },
       { name: 'chat', sessionId: asSessionId('a b/c') },
+      { name: 'chat', sessionId: asSessionId('s1'), messageId: asMessageId('m/1') },
       { name: 'settings' },
       { name: 'settings', section: 'embeddings' },
       { name: 'agents' },
