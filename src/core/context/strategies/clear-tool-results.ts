@@ -16,6 +16,13 @@ function sumTokens(blocks: readonly Block[]): number {
 }
 
 /**
+ * Earlier turns' steps are the same objects from request to request (see `history.part.ts`),
+ * and past the newest `keep` calls they are cleared the same way every time: the cleared
+ * block is made once per step and what it clears, and reused while that stays the same.
+ */
+const clearedByBlock = new WeakMap<Block, { key: string; block: Block }>();
+
+/**
  * Clears old tool results once the context would pass the strategy's threshold, as the
  * providers' own context editing does: every call but the newest `keep` (calls of excluded
  * tools are neither cleared nor counted) reads a short notice instead of its result, and with
@@ -38,7 +45,9 @@ export function clearOldToolResults(
   const clearBlock = (block: Block, record: (reduction: Reduction) => void): Block => {
     const step = block.stepCalls;
     if (step === undefined) return block;
-    let overrides: Map<string, CallOverride> | null = null;
+    const changes: Array<[string, CallOverride]> = [];
+    // What the cleared block depends on besides the block itself.
+    let key = `${clearedTokens}:${argumentsTokens}`;
     for (let at = step.calls.length - 1; at >= 0; at--) {
       const call = step.calls[at];
       if (call === undefined || excluded.has(call.name)) continue;
@@ -63,8 +72,8 @@ export function clearOldToolResults(
         tokensBefore += call.argumentsTokenCount;
         tokensAfter += argumentsTokens;
       }
-      overrides ??= new Map(step.overrides);
-      overrides.set(call.id, override);
+      changes.push([call.id, override]);
+      key += `\u0000${call.id}:${isResultSent ? 'r' : ''}${strategy.shouldClearArguments ? 'a' : ''}`;
       record({
         kind: 'cleared',
         reason: 'clear_threshold',
@@ -74,7 +83,14 @@ export function clearOldToolResults(
         tokensAfter,
       });
     }
-    return overrides === null ? block : step.adjust(overrides);
+    if (changes.length === 0) return block;
+    // Only a block sent as stored is remembered: overrides made elsewhere are not in the key.
+    const isPlain = step.overrides.size === 0;
+    const memo = isPlain ? clearedByBlock.get(block) : undefined;
+    if (memo !== undefined && memo.key === key) return memo.block;
+    const adjusted = step.adjust(new Map([...step.overrides, ...changes]));
+    if (isPlain) clearedByBlock.set(block, { key, block: adjusted });
+    return adjusted;
   };
   /** Blocks oldest first, cleared newest first (as the loop below goes). */
   const clearAll = (inner: readonly Block[]): Block[] => {
