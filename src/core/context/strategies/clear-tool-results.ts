@@ -41,13 +41,17 @@ export function clearOldToolResults(
   const argumentsTokens = meter.countText('{}');
   const cleared: Array<{ blockIndex: number; reduction: Reduction }> = [];
   let toKeep = strategy.keep;
+  // What a cleared block depends on besides the block and which of its calls are cleared.
+  const settingsKey = `${clearedTokens}:${argumentsTokens}:${strategy.shouldClearArguments}:${strategy.excludeTools.join('\u0000')}`;
   /** The block with every call past the newest `keep` cleared; counts the calls it keeps. */
   const clearBlock = (block: Block, record: (reduction: Reduction) => void): Block => {
     const step = block.stepCalls;
     if (step === undefined) return block;
     const changes: Array<[string, CallOverride]> = [];
-    // What the cleared block depends on besides the block itself.
-    let key = `${clearedTokens}:${argumentsTokens}`;
+    // Past the newest `keep` calls every call the settings allow is cleared: the settings say
+    // it all. Otherwise the calls cleared are named.
+    const isAllCleared = toKeep === 0;
+    let key = settingsKey;
     for (let at = step.calls.length - 1; at >= 0; at--) {
       const call = step.calls[at];
       if (call === undefined || excluded.has(call.name)) continue;
@@ -73,7 +77,7 @@ export function clearOldToolResults(
         tokensAfter += argumentsTokens;
       }
       changes.push([call.id, override]);
-      key += `\u0000${call.id}:${isResultSent ? 'r' : ''}${strategy.shouldClearArguments ? 'a' : ''}`;
+      if (!isAllCleared) key += `\u0001${call.id}`;
       record({
         kind: 'cleared',
         reason: 'clear_threshold',
