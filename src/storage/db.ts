@@ -19,6 +19,12 @@ import type { PageSpan } from '../core/ports';
 import { StorageError, toStorageError } from './errors';
 import { placeRows, type TreeLinks } from './message-lines';
 import { ROOT_PARENT_ID, type MessageRow } from './message-row';
+import {
+  createChangeTracking,
+  type SyncRecordRow,
+  type SyncStateRow,
+} from './sync/change-tracking';
+import { type SyncHistoryRow, recordExistingRows } from './sync/record-existing';
 
 export { ROOT_PARENT_ID, type MessageRow };
 
@@ -109,7 +115,21 @@ export const SCHEMA_V5 = {
 
 export type SummaryRow = ChatSummary;
 
-export const CURRENT_SCHEMA_VERSION = 5;
+/**
+ * Version 6: sync. Each synced row's record (revision, stamps, tombstone, pending flag), this
+ * device's sync state (device id, clock, checkpoints, settings, keys) and the versions that lost
+ * a merge. The upgrade records every existing row as a pending change.
+ */
+export const SCHEMA_V6 = {
+  ...SCHEMA_V5,
+  syncRecords: 'key, pending, docId',
+  syncState: 'key',
+  syncHistory: 'id, recordKey',
+} as const;
+
+export type { SyncRecordRow, SyncStateRow, SyncHistoryRow };
+
+export const CURRENT_SCHEMA_VERSION = 6;
 
 function sumTokens(values: readonly unknown[]): number {
   return values.reduce<number>(
@@ -228,8 +248,11 @@ export class CarrelDb extends Dexie {
   declare readonly settings: Table<SettingRow, string>;
   declare readonly usage: Table<UsageRow, string>;
   declare readonly summaries: Table<SummaryRow, string>;
+  declare readonly syncRecords: Table<SyncRecordRow, string>;
+  declare readonly syncState: Table<SyncStateRow, string>;
+  declare readonly syncHistory: Table<SyncHistoryRow, string>;
 
-  constructor(name: string, options: DexieOptions = {}) {
+  constructor(name: string, options: DexieOptions = {}, now: () => number = () => Date.now()) {
     // Strict durability: a message is on disk when the transaction resolves, not just in the
     // OS cache, so a crash right after "saved" cannot lose it. Migrations get it too.
     super(name, { chromeTransactionDurability: 'strict', ...options });
@@ -238,6 +261,10 @@ export class CarrelDb extends Dexie {
     this.version(3).stores(SCHEMA_V3).upgrade(upgradeToV3);
     this.version(4).stores(SCHEMA_V4).upgrade(upgradeToV4);
     this.version(5).stores(SCHEMA_V5);
+    this.version(6)
+      .stores(SCHEMA_V6)
+      .upgrade((tx) => recordExistingRows(tx, now()));
+    this.use(createChangeTracking(now));
   }
 }
 
@@ -248,13 +275,15 @@ export interface OpenCarrelDbOptions {
   onVersionChange?: () => void;
   /** This tab's upgrade waits for an older tab to close. */
   onBlocked?: () => void;
+  /** The time sync stamps local changes with (tests freeze it); the real time otherwise. */
+  now?: () => number;
 }
 
 export async function openCarrelDb(
   name = 'carrel',
   options: OpenCarrelDbOptions = {},
 ): Promise<CarrelDb> {
-  const db = new CarrelDb(name, options.dexie);
+  const db = new CarrelDb(name, options.dexie, options.now);
   db.on('versionchange', () => {
     // Close first so the other tab's upgrade is not blocked by us while the prompt is shown.
     db.close();

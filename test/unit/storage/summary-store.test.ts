@@ -1,7 +1,7 @@
 import { Dexie } from 'dexie';
 import { describe, expect, it } from 'vitest';
 import { asMessageId, asProviderId, type ChatSummary } from '../../../src/core/model';
-import { openCarrelDb, SCHEMA_V4 } from '../../../src/storage/db';
+import { CURRENT_SCHEMA_VERSION, openCarrelDb, SCHEMA_V4 } from '../../../src/storage/db';
 import { createSessionStore } from '../../../src/storage/session.store';
 import { createSummaryStore } from '../../../src/storage/summary.store';
 import { buildSession, createFrozenClock, createTestIndexedDb } from './storage-fixtures';
@@ -22,7 +22,7 @@ function buildStoredSummary(sessionId: string, overrides: Partial<ChatSummary> =
 }
 
 describe('summaries in storage', () => {
-  it('upgrades a version 4 database to 5 with an empty summaries table and its messages untouched', async () => {
+  it('upgrades a version 4 database with an empty summaries table and its messages untouched', async () => {
     const dexie = createTestIndexedDb();
     const old = new Dexie('upgrade-v5', dexie);
     old.version(4).stores(SCHEMA_V4);
@@ -30,7 +30,7 @@ describe('summaries in storage', () => {
     await old.table('messages').add({ id: 'm1', sessionId: 's1', parentId: '', role: 'user', status: 'complete', text: 'hi', tokenCount: 1, createdAt: 1, updatedAt: 1, isPinned: false, isExcluded: false, lineId: 'm1', depth: 0 });
     old.close();
     const db = await openCarrelDb('upgrade-v5', { dexie });
-    expect(db.verno).toBe(5);
+    expect(db.verno).toBe(CURRENT_SCHEMA_VERSION);
     expect(await db.summaries.count()).toBe(0);
     expect((await db.messages.get('m1'))?.text).toBe('hi');
     db.close();

@@ -1,0 +1,70 @@
+/**
+ * Which tables sync and which of their fields travel. Fields that only make sense on one
+ * device stay behind: a session's cache `version`, a message's place in its line (`lineId`,
+ * `depth`, recomputed where it arrives), a file's bytes (a document of their own). Chunks and
+ * their embeddings do not sync: chunk texts are cut again from the file's text and vectors
+ * recomputed where they arrive (see `sync/README.md` in `storage`), since embeddings are large,
+ * depend on the device's chosen model and are cheap to rebuild.
+ */
+
+/** In the order a push sends them: what a session points at arrives before the session. */
+export const SYNCED_TABLES = [
+  'projects',
+  'agents',
+  'providers',
+  'settings',
+  'files',
+  'messages',
+  'summaries',
+  'usage',
+  'sessions',
+] as const;
+export type SyncedTable = (typeof SYNCED_TABLES)[number];
+
+export const SYNC_RECORDS_TABLE = 'syncRecords';
+export const SYNC_STATE_TABLE = 'syncState';
+export const SYNC_HISTORY_TABLE = 'syncHistory';
+
+const syncedTableNames: ReadonlySet<string> = new Set(SYNCED_TABLES);
+
+export function isSyncedTable(name: string): name is SyncedTable {
+  return syncedTableNames.has(name);
+}
+
+export function syncRecordKey(table: SyncedTable, id: string): string {
+  return `${table}/${id}`;
+}
+
+const LOCAL_FIELDS: Partial<Record<SyncedTable, readonly string[]>> = {
+  sessions: ['version'],
+  messages: ['lineId', 'depth'],
+  files: ['blob'],
+};
+
+/** Fields that carry credentials: sent only when the person turned key sync on, and encrypted. */
+export const SECRET_FIELDS: Partial<Record<SyncedTable, readonly string[]>> = {
+  providers: ['apiKey', 'keyOrigin', 'headers'],
+};
+
+/** The part of a row that syncs, with undefined fields left out. */
+export function toSyncedBody(table: SyncedTable, row: unknown): Record<string, unknown> {
+  const local = LOCAL_FIELDS[table] ?? [];
+  const body: Record<string, unknown> = {};
+  for (const [field, value] of Object.entries(row as Record<string, unknown>)) {
+    if (value !== undefined && !local.includes(field)) body[field] = value;
+  }
+  return body;
+}
+
+/** The body without its credentials (and their stamps) when key sync is off. */
+export function withoutSecrets(
+  table: SyncedTable,
+  body: Record<string, unknown>,
+  stamps: Record<string, string>,
+): { body: Record<string, unknown>; stamps: Record<string, string> } {
+  const secret = SECRET_FIELDS[table];
+  if (secret === undefined) return { body, stamps };
+  const keep = <T>(entries: Record<string, T>) =>
+    Object.fromEntries(Object.entries(entries).filter(([field]) => !secret.includes(field)));
+  return { body: keep(body), stamps: keep(stamps) };
+}
