@@ -74,6 +74,11 @@ export interface SyncStore {
   readLocalVersions(keys: readonly string[]): Promise<Map<string, LocalVersion>>;
   applyIncoming(resolutions: readonly IncomingResolution[], mergedAt: number): Promise<ApplyReport>;
   listHistory(recordKey: string): Promise<SyncHistoryRow[]>;
+  /**
+   * Before a (new) server: every record pending again, server ids forgotten (they depend on the
+   * database's key), so the server gets whatever it lacks; `_revs_diff` skips what it has.
+   */
+  resetRecords(): Promise<void>;
 }
 
 function rowTable(db: CarrelDb, table: SyncedTable): Table<Record<string, unknown>, string> {
@@ -303,6 +308,14 @@ export function createSyncStore(db: CarrelDb): SyncStore {
           return report;
         }),
       ),
+
+    resetRecords: () =>
+      guardStorage(db, async () => {
+        await db.syncRecords.toCollection().modify((record) => {
+          record.pending = 1;
+          delete record.docId;
+        });
+      }),
 
     listHistory: (recordKey) =>
       guardStorage(db, () => db.syncHistory.where('recordKey').equals(recordKey).toArray()),

@@ -1,0 +1,254 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { asMessageId, asProviderId, asSessionId } from '../../../../src/core/model';
+import { isSyncError } from '../../../../src/core/sync/sync-errors';
+import { startCouchServer, type CouchServer } from '../../../couch/server';
+import {
+  buildAssistantMessage,
+  buildSession,
+  buildUserMessage,
+} from '../../storage/storage-fixtures';
+import { openReplica, readSyncedState, syncSettings, syncUntilQuiet } from './replicas';
+
+const PASSPHRASE = 'correct horse battery staple';
+let server: CouchServer;
+let databaseCounter = 0;
+const nextDatabase = () => `carrel-sync-${++databaseCounter}`;
+
+beforeAll(async () => {
+  server = await startCouchServer();
+});
+afterAll(async () => {
+  await server.close();
+});
+
+async function connectedPair() {
+  const database = nextDatabase();
+  const a = await openReplica('a');
+  const b = await openReplica('b', { start: 1_700_000_000_500 });
+  await a.engine.connect(syncSettings(server.url, database), PASSPHRASE, { isLive: false });
+  await b.engine.connect(syncSettings(server.url, database), PASSPHRASE, { isLive: false });
+  return { a, b, database };
+}
+
+describe('sync between devices through a CouchDB-protocol server', () => {
+  it('converges two devices that each added chats while offline, losing no message', async () => {
+    const { a, b } = await connectedPair();
+    await a.stores.sessions.create(
+      buildSession({ id: asSessionId('sa'), title: 'Trip to Lisbon' }),
+    );
+    await a.stores.messages.put(buildUserMessage('a1', null, { sessionId: asSessionId('sa') }));
+    await a.stores.messages.put(
+      buildAssistantMessage('a2', 'a1', { sessionId: asSessionId('sa') }),
+    );
+    await b.stores.sessions.create(
+      buildSession({ id: asSessionId('sb'), title: 'Sourdough notes' }),
+    );
+    await b.stores.messages.put(buildUserMessage('b1', null, { sessionId: asSessionId('sb') }));
+
+    await syncUntilQuiet([a, b]);
+
+    expect(await readSyncedState(a.db)).toEqual(await readSyncedState(b.db));
+    const chain = await b.stores.messages.loadVisibleChain(asSessionId('sa'));
+    expect(chain.map((message) => message.id)).toEqual(['a1', 'a2']);
+    expect((await a.stores.sessions.get(asSessionId('sb')))?.title).toBe('Sourdough notes');
+  });
+
+  it('keeps answers added to the same chat on both devices as branches', async () => {
+    const { a, b } = await connectedPair();
+    await a.stores.sessions.create(buildSession({ id: asSessionId('s1') }));
+    await a.stores.messages.put(buildUserMessage('q', null));
+    await syncUntilQuiet([a, b]);
+    // Offline on both: each regenerates the answer.
+    a.clock.advance(1000);
+    b.clock.advance(2000);
+    await a.stores.messages.put(buildAssistantMessage('from-a', 'q'));
+    await b.stores.messages.put(buildAssistantMessage('from-b', 'q'));
+    await syncUntilQuiet([a, b]);
+
+    for (const replica of [a, b]) {
+      const siblings = await replica.stores.messages.siblings(asMessageId('from-a'));
+      expect(siblings.ids.sort()).toEqual(['from-a', 'from-b']);
+    }
+    expect(await readSyncedState(a.db)).toEqual(await readSyncedState(b.db));
+    // The later edit's leaf is the visible one on both.
+    expect((await a.stores.sessions.get(asSessionId('s1')))?.currentLeafId).toBe('from-b');
+  });
+
+  it('merges concurrent edits of one record field by field and keeps the losing version', async () => {
+    const { a, b } = await connectedPair();
+    await a.stores.sessions.create(buildSession({ id: asSessionId('s1'), title: 'Draft' }));
+    await syncUntilQuiet([a, b]);
+    a.clock.advance(1000);
+    await a.stores.sessions.update(asSessionId('s1'), { title: 'Title from A' });
+    b.clock.advance(5000);
+    await b.stores.sessions.update(asSessionId('s1'), { isPinned: true });
+    await syncUntilQuiet([a, b]);
+
+    for (const replica of [a, b]) {
+      const session = await replica.stores.sessions.get(asSessionId('s1'));
+      expect(session?.title).toBe('Title from A');
+      expect(session?.isPinned).toBe(true);
+    }
+    const history = [
+      ...(await a.sync.listHistory('sessions/s1')),
+      ...(await b.sync.listHistory('sessions/s1')),
+    ];
+    expect(
+      history.some((entry) => entry.body.title === 'Title from A' && entry.body.isPinned === false),
+    ).toBe(true);
+  });
+
+  it('delivers a deletion: the chat and its messages disappear on the other device', async () => {
+    const { a, b } = await connectedPair();
+    await a.stores.sessions.create(buildSession({ id: asSessionId('s1') }));
+    await a.stores.messages.put(buildUserMessage('m1', null));
+    await syncUntilQuiet([a, b]);
+    expect(await b.stores.sessions.get(asSessionId('s1'))).toBeDefined();
+
+    await a.stores.sessions.delete(asSessionId('s1'));
+    await syncUntilQuiet([a, b]);
+
+    expect(await b.stores.sessions.get(asSessionId('s1'))).toBeUndefined();
+    expect(await b.stores.messages.get(asMessageId('m1'))).toBeUndefined();
+    expect((await b.db.syncRecords.get('sessions/s1'))?.isDeleted).toBe(true);
+  });
+
+  it('refuses a wrong passphrase on a second device and writes nothing, here or on the server', async () => {
+    const database = nextDatabase();
+    const a = await openReplica('a');
+    await a.engine.connect(syncSettings(server.url, database), PASSPHRASE, { isLive: false });
+    await a.stores.sessions.create(buildSession({ id: asSessionId('s1') }));
+    await a.engine.syncNow();
+    const before = await server.readStoredText(database);
+
+    const b = await openReplica('b');
+    await b.stores.settings.set('theme', 'dark');
+    const stateBefore = await b.db.syncState.toArray();
+    const recordsBefore = await b.db.syncRecords.toArray();
+    const error: unknown = await b.engine
+      .connect(syncSettings(server.url, database), 'not the passphrase', { isLive: false })
+      .catch((caught: unknown) => caught);
+
+    expect(isSyncError(error) && error.code).toBe('wrong_passphrase');
+    expect((error as Error).message).toMatch(/passphrase does not open/);
+    expect(await b.db.syncState.toArray()).toEqual(stateBefore);
+    expect(await b.db.syncRecords.toArray()).toEqual(recordsBefore);
+    expect(await b.stores.sessions.get(asSessionId('s1'))).toBeUndefined();
+    expect(await server.readStoredText(database)).toBe(before);
+    expect(b.engine.status().state).toBe('off');
+  });
+
+  it('stores no plaintext on the server: no title, message, file text, key or record id', async () => {
+    const { a, b, database } = await connectedPair();
+    await a.stores.sessions.create(
+      buildSession({ id: asSessionId('session-zebra'), title: 'Quokka itinerary' }),
+    );
+    await a.stores.messages.put(
+      buildUserMessage('message-okapi', null, {
+        sessionId: asSessionId('session-zebra'),
+        text: 'Where do axolotls live?',
+      }),
+    );
+    await a.stores.files.put({
+      id: 'file-tapir' as never,
+      projectId: null,
+      name: 'narwhal-report.txt',
+      mimeType: 'text/plain',
+      sizeBytes: 11,
+      hash: 'h',
+      blob: new Blob(['pangolin']),
+      status: 'ready',
+      text: 'Pangolin census figures',
+      tokenCount: 3,
+      createdAt: 1,
+      updatedAt: 1,
+    });
+    await a.stores.providers.put({
+      id: asProviderId('p1'),
+      name: 'Wombat AI',
+      kind: 'openai',
+      preset: 'openai',
+      baseUrl: 'https://api.openai.com/v1',
+      apiKey: 'sk-secret-capybara-key',
+      keyOrigin: 'https://api.openai.com',
+      headers: {},
+      models: ['gpt-4o-mini'],
+      contextWindowOverrides: {},
+      createdAt: 1,
+      updatedAt: 1,
+    });
+    await syncUntilQuiet([a, b]);
+    expect((await b.stores.sessions.get(asSessionId('session-zebra')))?.title).toBe(
+      'Quokka itinerary',
+    );
+
+    const stored = await server.readStoredText(database);
+    // The search below looks at real documents: encrypted bodies of every record.
+    expect(stored.match(/"carrel":1/g)?.length ?? 0).toBeGreaterThanOrEqual(4);
+    for (const secret of [
+      'Quokka',
+      'axolotl',
+      'Pangolin',
+      'narwhal',
+      'Wombat',
+      'capybara',
+      'session-zebra',
+      'message-okapi',
+      'file-tapir',
+      'sessions',
+      'messages',
+    ]) {
+      expect(stored, secret).not.toContain(secret);
+    }
+    // Keys stay home unless key sync is on.
+    expect((await b.stores.providers.get(asProviderId('p1')))?.apiKey).toBe('');
+  });
+
+  it('sends provider keys, encrypted, only when key sync is on', async () => {
+    const database = nextDatabase();
+    const a = await openReplica('a');
+    const b = await openReplica('b');
+    const settings = syncSettings(server.url, database, { shouldSyncKeys: true });
+    await a.engine.connect(settings, PASSPHRASE, { isLive: false });
+    await b.engine.connect(settings, PASSPHRASE, { isLive: false });
+    await a.stores.providers.put({
+      id: asProviderId('p1'),
+      name: 'OpenAI',
+      kind: 'openai',
+      preset: 'openai',
+      baseUrl: 'https://api.openai.com/v1',
+      apiKey: 'sk-secret-capybara-key',
+      keyOrigin: 'https://api.openai.com',
+      headers: {},
+      models: ['gpt-4o-mini'],
+      contextWindowOverrides: {},
+      createdAt: 1,
+      updatedAt: 1,
+    });
+    await syncUntilQuiet([a, b]);
+    const provider = await b.stores.providers.get(asProviderId('p1'));
+    expect(provider?.apiKey).toBe('sk-secret-capybara-key');
+    expect(provider?.keyOrigin).toBe('https://api.openai.com');
+    expect(await server.readStoredText(database)).not.toContain('capybara');
+  });
+
+  it('resumes from its checkpoint: a second pull fetches nothing again', async () => {
+    const { a, b } = await connectedPair();
+    for (let i = 0; i < 5; i++) await a.stores.settings.set(`note-${i}`, i);
+    await syncUntilQuiet([a, b]);
+    const before = server.requests.filter((request) => request.path.includes('_bulk_get')).length;
+    const changesBefore = server.requests.filter((request) =>
+      request.path.includes('/_changes'),
+    ).length;
+    await b.engine.syncNow();
+    const after = server.requests.filter((request) => request.path.includes('_bulk_get')).length;
+    expect(after).toBe(before);
+    const changes = server.requests
+      .filter((request) => request.path.includes('/_changes'))
+      .slice(changesBefore);
+    expect(changes.length).toBeGreaterThan(0);
+    // Every pull starts where the previous one stopped, not at the beginning.
+    expect(changes.every((request) => !/[?&]since=0(&|$)/.test(request.path))).toBe(true);
+    expect(await b.stores.settings.get('note-4')).toBe(4);
+  });
+});
