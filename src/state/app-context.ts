@@ -11,6 +11,7 @@ import type { RouterState } from './router.svelte';
 import type { SessionsState } from './sessions.svelte';
 import type { SettingsState } from './settings.svelte';
 import type { StorageSettingsState } from './settings-storage.svelte';
+import type { SyncSettingsState } from './sync.svelte';
 
 /** Everything the component tree needs, built once by the composition root (main.ts). */
 export interface AppContext {
@@ -36,4 +37,6 @@ export interface AppContext {
   embedding: EmbeddingSettingsState;
   /** The built-in model: first-run download, how it runs. */
   builtin: BuiltinModelState;
+  /** Sync across devices (the Settings screen); absent in compositions without it. */
+  sync?: SyncSettingsState;
 }

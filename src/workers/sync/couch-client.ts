@@ -186,9 +186,7 @@ export function createCouchClient(config: CouchConfig, fetcher: typeof fetch = f
 
   function fail(what: string, status: number, json: unknown): never {
     const reason =
-      typeof json === 'object' && json !== null && 'reason' in json
-        ? String((json).reason)
-        : '';
+      typeof json === 'object' && json !== null && 'reason' in json ? String(json.reason) : '';
     if (status === 404)
       throw new SyncError(
         'no_database',
@@ -241,9 +239,7 @@ export function createCouchClient(config: CouchConfig, fetcher: typeof fetch = f
       );
       if (status === 404) {
         const error =
-          typeof json === 'object' && json !== null && 'reason' in json
-            ? String((json).reason)
-            : '';
+          typeof json === 'object' && json !== null && 'reason' in json ? String(json.reason) : '';
         if (error === 'no_db_file' || error === 'Database does not exist.')
           fail('a document read', status, json);
         return undefined;

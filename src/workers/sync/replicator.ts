@@ -31,6 +31,7 @@ import {
   type SyncKeys,
 } from '../../core/sync/sync-crypto';
 import { SyncError } from '../../core/sync/sync-errors';
+import type { SyncProgress } from '../../core/sync/sync-settings';
 import type {
   IncomingResolution,
   LocalVersion,
@@ -75,10 +76,7 @@ export interface ReplicationContext {
   shouldSyncKeys: boolean;
 }
 
-export interface ReplicationProgress {
-  phase: 'push' | 'pull';
-  done: number;
-}
+export type ReplicationProgress = SyncProgress;
 
 /** `_revisions` for a new edit: its own hash and, when it is the next generation, its parent's. */
 function revisionsOf(rev: string, ancestors: readonly string[]): { start: number; ids: string[] } {

@@ -6,6 +6,11 @@
  */
 import { z } from 'zod';
 import {
+  syncSettingsSchema,
+  type SyncSettings,
+  type SyncStatus,
+} from '../../core/sync/sync-settings';
+import {
   checkPassphrase,
   createKeyInfo,
   KDF_ITERATIONS,
@@ -16,7 +21,7 @@ import {
   type SyncKeys,
 } from '../../core/sync/sync-crypto';
 import { isSyncError, SyncError } from '../../core/sync/sync-errors';
-import type { SyncStore } from '../../storage/sync/sync.store';
+import { SYNC_STATE_KEYS, type SyncStore } from '../../storage/sync/sync.store';
 import {
   checkDatabaseName,
   createCouchClient,
@@ -31,36 +36,12 @@ import {
   type ReplicationProgress,
 } from './replicator';
 
-export const syncSettingsSchema = z.object({
-  serverUrl: z.string().min(1),
-  database: z.string().min(1),
-  username: z.string(),
-  password: z.string(),
-  shouldSyncKeys: z.boolean(),
-});
-export type SyncSettings = z.infer<typeof syncSettingsSchema>;
+export type { SyncSettings, SyncStatus };
 
-export type SyncState =
-  'off' | 'connecting' | 'syncing' | 'idle' | 'offline' | 'error' | 'waiting_for_tab';
-
-export interface SyncStatus {
-  state: SyncState;
-  serverOrigin: string | null;
-  database: string | null;
-  shouldSyncKeys: boolean;
-  lastSyncedAt: number | null;
-  pending: number;
-  /** What went wrong, in words; null when nothing did. */
-  error: string | null;
-  /** Records that arrived but could not be stored (e.g. written by a newer Carrel). */
-  skipped: string[];
-  progress: ReplicationProgress | null;
-}
-
-const SETTINGS_KEY = 'settings';
-const KEYS_KEY = 'keys';
-const CHECKPOINT_KEY = 'checkpoint';
-const LAST_SYNCED_KEY = 'lastSyncedAt';
+const SETTINGS_KEY = SYNC_STATE_KEYS.settings;
+const KEYS_KEY = SYNC_STATE_KEYS.keys;
+const CHECKPOINT_KEY = SYNC_STATE_KEYS.checkpoint;
+const LAST_SYNCED_KEY = SYNC_STATE_KEYS.lastSyncedAt;
 export const SYNC_LOCK_NAME = 'carrel-sync';
 /** How long one long-poll waits for a change before asking again. */
 export const LONGPOLL_MS = 25_000;
