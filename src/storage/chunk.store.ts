@@ -39,7 +39,11 @@ export function createChunkStore(db: CarrelDb): ChunkStore {
     replaceForFile: (fileId, chunks) =>
       guardStorage(db, () =>
         db.transaction('rw', db.chunks, async () => {
-          await db.chunks.where('fileId').equals(fileId).delete();
+          // Only chunks that are gone are deleted: a chunk written again unchanged (its vector
+          // saved) is no change to sync, where deleting and re-adding it would be two.
+          const kept = new Set(chunks.map((chunk) => chunk.id));
+          const stored = await db.chunks.where('fileId').equals(fileId).primaryKeys();
+          await db.chunks.bulkDelete(stored.filter((id) => !kept.has(id)));
           await db.chunks.bulkPut(chunks.map((chunk) => toChunkRow({ ...chunk, fileId })));
         }),
       ),

@@ -9,6 +9,7 @@ import {
   sessionSchema,
 } from '../../core/model';
 import { backupSettingSchema } from '../backup/backup-format';
+import { chunkMetadataSchema } from '../chunk.store';
 import { fileMetadataSchema } from '../file.store';
 import type { UnplacedMessageRow } from '../message-lines';
 import { toMessageRow } from '../message-rows';
@@ -22,6 +23,7 @@ const ROW_SCHEMAS = {
   providers: providerConfigSchema,
   settings: backupSettingSchema,
   files: fileMetadataSchema,
+  chunks: chunkMetadataSchema.omit({ embeddingModel: true }),
   messages: chatMessageSimpleSchema,
   summaries: chatSummarySchema,
   usage: usageRecordSchema,
@@ -61,6 +63,17 @@ export function toIncomingRow(
     return { ok: true, value: toMessageRow(chatMessageSimpleSchema.parse(parsed.data)) };
   }
   candidate = { ...(parsed.data as Record<string, unknown>) };
+  if (table === 'chunks') {
+    // This device's vector stays while the text is the same; otherwise it is computed again.
+    const kept =
+      existing !== undefined &&
+      existing.text === candidate.text &&
+      existing.embedding instanceof ArrayBuffer
+        ? existing
+        : undefined;
+    candidate.embedding = kept?.embedding ?? null;
+    candidate.embeddingModel = kept?.embeddingModel ?? null;
+  }
   if (table === 'files') {
     candidate.blob = existing?.blob instanceof Blob ? existing.blob : new Blob([]);
   }

@@ -18,6 +18,7 @@ import {
   SYNC_RECORDS_TABLE,
   SYNC_STATE_TABLE,
   toSyncedBody,
+  withoutSecrets,
   type SyncedTable,
 } from './synced-tables';
 
@@ -305,7 +306,8 @@ export function createSyncStore(db: CarrelDb): SyncStore {
                 device: loser.device,
                 changedAt: loser.changedAt,
                 isDeleted: loser.isDeleted,
-                body: loser.body,
+                // Credentials stay in their own table only, never in a history copy.
+                body: withoutSecrets(resolution.table, loser.body, {}).body,
                 mergedAt,
               })),
             ),

@@ -1,10 +1,10 @@
 /**
  * Which tables sync and which of their fields travel. Fields that only make sense on one
  * device stay behind: a session's cache `version`, a message's place in its line (`lineId`,
- * `depth`, recomputed where it arrives), a file's bytes (a document of their own). Chunks and
- * their embeddings do not sync: chunk texts are cut again from the file's text and vectors
- * recomputed where they arrive (see `sync/README.md` in `storage`), since embeddings are large,
- * depend on the device's chosen model and are cheap to rebuild.
+ * `depth`, recomputed where it arrives), a file's bytes, and chunks' embeddings: a chunk's text
+ * syncs (search works at once), its vector is recomputed on each device by the project's
+ * embedding run, since vectors are large, depend on the model each device chose, and follow
+ * from the text.
  */
 
 /** In the order a push sends them: what a session points at arrives before the session. */
@@ -14,6 +14,7 @@ export const SYNCED_TABLES = [
   'providers',
   'settings',
   'files',
+  'chunks',
   'messages',
   'summaries',
   'usage',
@@ -39,6 +40,7 @@ const LOCAL_FIELDS: Partial<Record<SyncedTable, readonly string[]>> = {
   sessions: ['version'],
   messages: ['lineId', 'depth'],
   files: ['blob'],
+  chunks: ['embedding', 'embeddingModel'],
 };
 
 /** Fields that carry credentials: sent only when the person turned key sync on, and encrypted. */

@@ -30,7 +30,7 @@ async function connectedPair() {
   return { a, b, database };
 }
 
-describe('sync between devices through a CouchDB-protocol server', () => {
+describe('sync between devices through a CouchDB-protocol server', { timeout: 60_000 }, () => {
   it('converges two devices that each added chats while offline, losing no message', async () => {
     const { a, b } = await connectedPair();
     await a.stores.sessions.create(
@@ -230,6 +230,32 @@ describe('sync between devices through a CouchDB-protocol server', () => {
     expect(provider?.apiKey).toBe('sk-secret-capybara-key');
     expect(provider?.keyOrigin).toBe('https://api.openai.com');
     expect(await server.readStoredText(database)).not.toContain('capybara');
+  });
+
+  it('sends chunk texts without their vectors, and keeps a vector where the text is unchanged', async () => {
+    const { a, b, database } = await connectedPair();
+    const chunk = {
+      id: 'f1:0',
+      fileId: 'f1' as never,
+      projectId: null,
+      ordinal: 0,
+      text: 'Okapis browse at dawn',
+      tokenCount: 5,
+      embedding: new Float32Array([0.25, 0.5]),
+      embeddingModel: 'model-a',
+    };
+    await a.stores.chunks.replaceForFile('f1' as never, [chunk]);
+    const firstRev = (await a.db.syncRecords.get('chunks/f1:0'))?.rev;
+    // Saving the vector again (an embedding run) is no change to sync.
+    await a.stores.chunks.replaceForFile('f1' as never, [
+      { ...chunk, embedding: new Float32Array([0.75, 0.5]) },
+    ]);
+    expect((await a.db.syncRecords.get('chunks/f1:0'))?.rev).toBe(firstRev);
+    await syncUntilQuiet([a, b]);
+
+    const arrived = await b.stores.chunks.listByFile('f1' as never);
+    expect(arrived.map((c) => [c.text, c.embedding])).toEqual([['Okapis browse at dawn', null]]);
+    expect(await server.readStoredText(database)).not.toContain('Okapis');
   });
 
   it('resumes from its checkpoint: a second pull fetches nothing again', async () => {
