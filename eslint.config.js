@@ -66,6 +66,15 @@ const layerRules = [
     },
   },
   {
+    files: ['src/boot/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [pattern(['*', '!zod', '!./*', '!../util/*'], 'boot/ sets up an entry point (page or worker) before anything runs: zod and util/ only.')] },
+      ],
+    },
+  },
+  {
     files: ['src/llm/**/*.ts'],
     rules: {
       'no-restricted-imports': [
@@ -102,6 +111,7 @@ const layerRules = [
           patterns: [
             pattern(['svelte', 'svelte/*'], 'workers/ have no UI.'),
             pattern(['**/state/**', '**/app/**'], 'workers/ must not import UI or state.'),
+            pattern(['**/pwa/**'], 'workers/ do not import the PWA shell; setup shared with the page lives in boot/.'),
           ],
         },
       ],
@@ -118,6 +128,8 @@ const layerRules = [
             pattern(['**/core/agent/**'], 'The agent loop runs in the worker; the UI talks to it through workers/agent/agent.client.'),
             pattern(['**/workers/*/!(*.client|*.api)'], 'Only worker clients and contracts are public.'),
             pattern(['@huggingface/transformers', 'onnxruntime-web', 'onnxruntime-node'], 'transformers.js and ONNX Runtime live in workers/.'),
+            pattern(['**/llm/**'], 'Providers are called from the agent worker; model and provider facts live in core/model.'),
+            pattern(['**/storage/*', '**/storage/**/*', '!**/components/storage/**'], 'Import storage/ through its index (`storage`), not its internals.'),
           ],
         },
       ],

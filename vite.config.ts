@@ -179,6 +179,10 @@ export default defineConfig({
   build: {
     target: 'es2022',
     sourcemap: true,
+    // Modules run in the order they are imported, whichever chunk they land in: each entry's
+    // first import (boot/strict-csp) must run before any other module parses with zod, and
+    // without this a shared chunk holding zod and schemas runs before the entry's own code.
+    rolldownOptions: { output: { strictExecutionOrder: true } },
   },
   server: { port: 5173 },
   preview: { port: Number(process.env.PORT ?? 4173), strictPort: true },

@@ -22,12 +22,22 @@ const BENCHES = [
   { id: 'context-assembly', file: 'test/bench/context-assembly.bench.ts', timeoutMs: 120_000 },
   { id: 'token-counting', file: 'test/bench/token-counting.bench.ts', timeoutMs: 90_000 },
   { id: 'retrieval', file: 'test/bench/retrieval.bench.ts', timeoutMs: 300_000 },
+  // Each builds Orama and MiniSearch 3 times at 100k chunks: long on a loaded machine.
+  { id: 'retrieval-peers', file: 'test/bench/retrieval-peers.bench.ts', timeoutMs: 3_600_000 },
+  {
+    id: 'retrieval-peers-chromium',
+    file: 'test/bench/retrieval-peers.bench.ts',
+    args: ['--chromium'],
+    timeoutMs: 3_600_000,
+  },
+  { id: 'retrieval-quality', file: 'test/bench/retrieval-quality.bench.ts', timeoutMs: 120_000 },
   { id: 'storage', file: 'test/bench/storage.bench.ts', timeoutMs: 180_000 },
   { id: 'startup', file: 'test/bench/startup.bench.ts', timeoutMs: 150_000 },
   { id: 'streaming-ui', file: 'test/bench/streaming-ui.bench.ts', timeoutMs: 300_000 },
   { id: 'embeddings', file: 'test/bench/embeddings.bench.ts', timeoutMs: 540_000 },
   { id: 'chunking', file: 'test/bench/chunking.bench.ts', timeoutMs: 1_200_000 },
   { id: 'backup', file: 'test/bench/backup.bench.ts', timeoutMs: 1_200_000 },
+  { id: 'cold-open', file: 'test/bench/cold-open.bench.ts', timeoutMs: 1_800_000 },
   {
     id: 'backup-1gb',
     file: 'test/bench/backup.bench.ts',

@@ -1,33 +1,41 @@
 // First: configures libraries before any of them can probe eval() under the CSP.
-import './pwa/strict-csp';
+import './boot/strict-csp';
 import { mount } from 'svelte';
 import App from './app/App.svelte';
 import PwaControls from './app/components/pwa/PwaControls.svelte';
 import DatabaseBanner from './app/components/storage/DatabaseBanner.svelte';
-import { DatabaseStatus } from './state/database-status.svelte';
+import { DatabaseStatus } from './state/shell/database-status.svelte';
 import './app/app.css';
 import { createTokenCounter } from './core/tokens';
-import { AgentsState } from './state/agents.svelte';
-import { AttachmentsState } from './state/attachments.svelte';
-import { FileViewerState } from './state/file-viewer.svelte';
-import { EmbeddingSettingsState, ProjectsState } from './state/projects.svelte';
+import { AgentsState } from './state/settings/agents.svelte';
+import { AttachmentsState } from './state/chat/attachments.svelte';
+import { FileViewerState } from './state/projects/file-viewer.svelte';
+import { EmbeddingSettingsState, ProjectsState } from './state/projects/projects.svelte';
 import { createEmbeddingClient, type EmbeddingClient } from './workers/embedding/embedding.client';
 import { createIngestClient, type IngestClient } from './workers/ingest/ingest.client';
-import { ChatSessionState } from './state/chat-session.svelte';
-import { ComposerState } from './state/composer.svelte';
-import { NoticesState } from './state/notices.svelte';
-import { ProvidersState } from './state/providers.svelte';
-import { RouterState } from './state/router.svelte';
-import { SessionsState } from './state/sessions.svelte';
-import { SettingsState } from './state/settings.svelte';
-import { StorageSettingsState } from './state/settings-storage.svelte';
-import { createStores, isSyncConfigured, observe, openCarrelDb } from './storage';
-import { SyncSettingsState } from './state/sync.svelte';
+import { ChatSessionState } from './state/chat/chat-session.svelte';
+import { ComposerState } from './state/chat/composer.svelte';
+import { NoticesState } from './state/shell/notices.svelte';
+import { ProvidersState } from './state/settings/providers.svelte';
+import { RouterState } from './state/shell/router.svelte';
+import { SessionsState } from './state/chat/sessions.svelte';
+import { SettingsState } from './state/settings/settings.svelte';
+import { StorageSettingsState } from './state/settings/settings-storage.svelte';
+import { UsageState } from './state/usage/usage.svelte';
+import {
+  createStores,
+  isSyncConfigured,
+  observe,
+  openCarrelDb,
+  recoverInterruptedImports,
+  watchImportUnderway,
+} from './storage';
+import { SyncSettingsState } from './state/settings/sync.svelte';
 import { createSyncClient, type SyncClient } from './workers/sync/sync.client';
 import { createAgentClient } from './workers/agent/agent.client';
 import { createAnswerFeed, openRelayChannel } from './workers/agent/answer-relay';
 import { createGenerationClient } from './workers/generation/generation.client';
-import { BuiltinModelState } from './state/builtin-model.svelte';
+import { BuiltinModelState } from './state/settings/builtin-model.svelte';
 import { startPwa } from './pwa/start-pwa';
 import { loadMarkdownRenderer } from './app/lib/markdown-loader.svelte';
 
@@ -51,6 +59,11 @@ async function start(): Promise<void> {
     onBlocked: () => databaseStatus.markBlocked(),
   });
   mount(DatabaseBanner, { target: document.body, props: { status: databaseStatus } });
+  // Rows of an import that is writing show as they land: the banner says so, in every tab.
+  watchImportUnderway(db, (isUnderway) => databaseStatus.setImportUnderway(isUnderway), (error) => notices.report(error));
+  // An import a closed tab cut short is undone before anything is shown (unless another tab
+  // is still running it); a failure here is reported, and tried again at the next start.
+  await recoverInterruptedImports(db).catch((error: unknown) => notices.report(error));
   const stores = createStores(db, clock, { newId });
   // The built-in model runs in its own worker; the agent worker reaches it through a port.
   const generation = createGenerationClient();
@@ -199,28 +212,13 @@ async function start(): Promise<void> {
     .recoverInterrupted()
     .then((recovered) => (recovered > 0 ? chat.reload() : undefined))
     .catch((error: unknown) => notices.report(error, 'Could not check for interrupted answers'));
-  mount(App, {
-    target,
-    props: {
-      context: {
-        router,
-        chat,
-        providers,
-        sessions,
-        agents,
-        composer,
-        notices,
-        settings,
-        storage,
-        projects,
-        attachments,
-        fileViewer,
-        embedding: embeddingSettings,
-        builtin,
-        sync,
-      },
-    },
+  const usage = new UsageState({
+    listUsage: () => stores.usage.listSince(0),
+    listSessions: () => stores.sessions.list(),
+    listProjects: () => stores.projects.list(),
+    providers: () => providers.providers,
   });
+  mount(App, { target, props: { context: { router, chat, providers, sessions, agents, composer, notices, settings, storage, projects, attachments, fileViewer, embedding: embeddingSettings, builtin, usage, sync } } });
   afterFirstPaint(() => {
     // Service worker, update prompt, install button and offline indicator (src/pwa, issue 10).
     const pwa = startPwa({ isGenerationRunning: () => chat.isRunning });

@@ -57,6 +57,11 @@ export interface LlmRequest {
    * marked message (Anthropic); the others cache stable prefixes on their own.
    */
   cacheBreakpoints?: number[];
+  /**
+   * A stable key for the conversation: providers that route requests by it (OpenAI's
+   * `prompt_cache_key`) send a chat's turns to the machine that holds its cached prefix.
+   */
+  cacheKey?: string;
 }
 
 export interface LlmClient {
@@ -145,11 +150,17 @@ export interface StoredFile {
   updatedAt: number;
 }
 
+/** A stored file without its blob, text and page map: what a file list shows. */
+export type FileInfo = Omit<StoredFile, 'blob' | 'text' | 'pageMap'>;
+
 export interface FileStore {
   put(file: StoredFile): Promise<void>;
   get(id: FileId): Promise<StoredFile | undefined>;
+  /** The project's files with their text, oldest first (the context inlines them). */
   listByProject(projectId: ProjectId): Promise<StoredFile[]>;
-  findByHash(hash: string): Promise<StoredFile[]>;
+  /** The project's files without text, oldest first: reads no text however large. */
+  listInfoByProject(projectId: ProjectId): Promise<FileInfo[]>;
+  findByHash(hash: string): Promise<FileInfo[]>;
   /** Deletes the file and its chunks. */
   delete(id: FileId): Promise<void>;
 }
@@ -168,11 +179,69 @@ export interface TextChunk {
   embeddingModel: string | null;
 }
 
+/**
+ * One file's share of its project's search index, stored so that opening a project reads packed
+ * arrays instead of tokenizing every chunk again: the keyword counts of its chunks (in the
+ * file's own term numbering) and their vectors, row i for chunk `chunkIds[i]` (ordinal order).
+ */
+export interface FileSearchBlock {
+  fileId: FileId;
+  projectId: ProjectId | null;
+  /** The layout and tokenizing it was built with; another one is rebuilt, never read. */
+  format: number;
+  /** The file name the title field was counted from. */
+  title: string;
+  chunkIds: string[];
+  locations: string[];
+  keywords: {
+    terms: string[];
+    textTermCount: number;
+    /** The text field, then the title field. */
+    fields: [SearchBlockField, SearchBlockField];
+  };
+  vectors: {
+    /** The embedding models of the rows; `rowModels[i]` indexes it, -1 for a chunk without a vector. */
+    models: string[];
+    rowModels: Int32Array;
+    /** Row i's vector is `values[offsets[i]..offsets[i + 1])`. */
+    offsets: Uint32Array;
+    values: Float32Array;
+  };
+}
+
+export interface SearchBlockField {
+  docStarts: Uint32Array;
+  termRefs: Uint32Array;
+  frequencies: Uint16Array;
+  lengths: Uint16Array;
+}
+
+/**
+ * Search blocks kept per file. Every write of a file's chunks (ingest, embedding, import,
+ * deletion) drops its block and moves its revision on, so a block built from chunks read
+ * before such a write is refused.
+ */
+export interface SearchBlockStore {
+  /** The project's stored blocks by file; a block whose row does not read is left out. */
+  listByProject(projectId: ProjectId): Promise<Map<FileId, FileSearchBlock>>;
+  /** A file's chunks (ordinal order) and the revision they were read at, in one read. */
+  readChunks(fileId: FileId): Promise<{ revision: number; chunks: TextChunk[] }>;
+  /** Stores the block unless the file's chunks changed, or the file went, since `revision`. */
+  put(block: FileSearchBlock, revision: number): Promise<boolean>;
+}
+
 export interface ChunkStore {
   /** Replaces every chunk of the file with these, in one transaction. */
   replaceForFile(fileId: FileId, chunks: TextChunk[]): Promise<void>;
   listByFile(fileId: FileId): Promise<TextChunk[]>;
   listByProject(projectId: ProjectId): Promise<TextChunk[]>;
+  /** The chunks with these ids, in that order (undefined where one no longer exists). */
+  getMany(ids: readonly string[]): Promise<Array<TextChunk | undefined>>;
+  /** How many chunks the project has, and how many carry a vector of `embeddingModel`. */
+  countByProject(
+    projectId: ProjectId,
+    embeddingModel: string,
+  ): Promise<{ total: number; embedded: number }>;
 }
 
 /** One billed inference, kept for the usage view. */
@@ -235,6 +304,12 @@ export interface BackupImportReport {
    * address or headers; each asks for its key again.
    */
   providersWithoutKey: string[];
+  /**
+   * Compaction summaries the backup holds but that were not imported, each with why: a summary
+   * whose chat or covered messages are not in the same backup would stand in for messages
+   * this device may not have.
+   */
+  summariesLeftOut: string[];
 }
 
 /** How far an export (rows) or an import (bytes of the file) has got. */
@@ -259,8 +334,9 @@ export interface Backup {
     options?: BackupWorkOptions & { includeApiKeys?: boolean },
   ): Promise<Blob>;
   /**
-   * Reads the file as a stream, checking every row, and writes everything in one transaction,
-   * or nothing (a bad row, a file cut short, a cancel or a full disk all leave the data as it was).
+   * Reads the file as a stream, checking every row, then writes it in batches under an undo
+   * journal: everything or nothing (a bad row, a file cut short, a cancel, a full disk or a
+   * closed tab all leave the data as it was; a closed tab's import is undone at the next start).
    */
   importBackup(file: Blob, options?: BackupWorkOptions): Promise<BackupImportReport>;
 }

@@ -1,7 +1,7 @@
 import type { streamText } from 'ai';
 import { MIN_THINKING_BUDGET, type ModelInfo } from '../core/model';
 import type { LlmRequest } from '../core/ports';
-import { resolveModelInfo } from './model-catalog';
+import { resolveModelInfo } from '../core/model/model-catalog';
 
 type ProviderOptions = NonNullable<Parameters<typeof streamText>[0]['providerOptions']>;
 
@@ -54,6 +54,7 @@ function selectOpenAiOptions(request: LlmRequest, info: ModelInfo): ProviderOpti
   }
   const effort = request.controls?.reasoningEffort;
   if (effort !== undefined && canReason(info)) openai.reasoningEffort = effort;
+  if (request.cacheKey !== undefined) openai.promptCacheKey = request.cacheKey;
   return Object.keys(openai).length > 0 ? { openai } : undefined;
 }
 

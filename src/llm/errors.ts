@@ -1,7 +1,7 @@
 import { collectSecrets, decideKeyUse, readOrigin, redactSecrets } from '../core/model';
 import type { LlmError, LlmErrorCode, ProviderConfig } from '../core/model';
 import type { ReadableTextExtractor } from '../core/ports';
-import { getProviderPreset } from './provider-presets';
+import { getProviderPreset } from '../core/model/provider-presets';
 
 /** Thrown by `listModels` (the streaming path never throws: errors become events). */
 export class LlmRequestError extends Error {

@@ -14,7 +14,7 @@ import {
   parseJson,
   redactError,
 } from './errors';
-import { resolveModelInfo } from './model-catalog';
+import { resolveModelInfo } from '../core/model/model-catalog';
 
 interface ListEnv {
   fetch: FetchFunction;

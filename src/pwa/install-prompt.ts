@@ -1,5 +1,4 @@
-import type { PersistableStorage } from '../storage/persistence';
-import { requestPersistence } from '../storage/persistence';
+import { requestPersistence, type PersistableStorage } from '../storage';
 
 /**
  * The Install button. Chromium fires `beforeinstallprompt` when Carrel is installable; we keep

@@ -15,7 +15,7 @@ import type {
   ChatSummary,
 } from '../core/model';
 import { readOrigin } from '../core/model';
-import type { PageSpan } from '../core/ports';
+import type { FileSearchBlock, PageSpan } from '../core/ports';
 import { StorageError, toStorageError } from './errors';
 import { placeRows, type TreeLinks } from './message-lines';
 import { ROOT_PARENT_ID, type MessageRow } from './message-row';
@@ -43,12 +43,30 @@ export interface FileRow {
   hash: string;
   blob: Blob;
   status: 'processing' | 'ready' | 'no_text' | 'error';
+  /** Until version 6 only: the text now lives in `fileTexts`, so listing files reads no text. */
   text?: string;
   tokenCount: number;
   error?: string;
+  /** Until version 6 only, as `text`. */
   pageMap?: PageSpan[];
   createdAt: number;
   updatedAt: number;
+}
+
+/** A file's search block (absent until built, or after its chunks changed) and its revision. */
+export interface SearchBlockRow {
+  fileId: string;
+  projectId: string | null;
+  revision: number;
+  block: FileSearchBlock | null;
+}
+
+/** A file's extracted text and page map, apart from its metadata (from version 6). */
+export interface FileTextRow {
+  fileId: string;
+  projectId: string | null;
+  text?: string;
+  pageMap?: PageSpan[];
 }
 
 export interface ChunkRow {
@@ -116,12 +134,65 @@ export const SCHEMA_V5 = {
 export type SummaryRow = ChatSummary;
 
 /**
- * Version 6: sync. Each synced row's record (revision, stamps, tombstone, pending flag), this
- * device's sync state (device id, clock, checkpoints, settings, keys) and the versions that lost
- * a merge. The upgrade records every existing row as a pending change.
+ * Version 6: a file's text and page map move to `fileTexts`, so listing a project's files reads
+ * names and sizes, not megabytes of text; chunks are counted per embedding model by index.
  */
 export const SCHEMA_V6 = {
   ...SCHEMA_V5,
+  chunks: 'id, fileId, projectId, [projectId+embeddingModel]',
+  fileTexts: 'fileId, projectId',
+} as const;
+
+/**
+ * Version 7: each file's share of its project's search index (keyword counts and packed
+ * vectors), with a revision that every write of the file's chunks moves on. Starts empty: the
+ * blocks are built from the chunks when a project is first searched.
+ */
+export const SCHEMA_V7 = {
+  ...SCHEMA_V6,
+  searchBlocks: 'fileId, projectId',
+} as const;
+
+
+/** Files moved per step of the v5 → v6 upgrade: a step holds this many texts in memory. */
+const FILES_PER_UPGRADE_STEP = 50;
+
+/**
+ * Version 8: the journal of a backup import under way. An import writes in many transactions;
+ * `imports` holds one row per import not yet finished (written before its first batch, deleted
+ * when it commits) and `importUndo` what each of its writes replaced, so an import that fails,
+ * is cancelled or is cut short by a closed tab is undone. Nothing to migrate.
+ */
+export const SCHEMA_V8 = {
+  ...SCHEMA_V7,
+  imports: 'id',
+  importUndo: '++seq, importId',
+} as const;
+
+/** A backup import that has not committed: it is writing, or being undone. */
+export interface ImportRow {
+  id: string;
+  startedAt: number;
+}
+
+/** What one write of an import replaced: the row as it was, or null where there was none. */
+export interface ImportUndoRow {
+  seq?: number;
+  importId: string;
+  table: string;
+  key: string;
+  before: unknown;
+}
+
+
+/**
+ * Version 10 (9 is another table's): sync. Each synced row's record (revision, stamps,
+ * tombstone, pending flag), this device's sync state (device id, clock, checkpoints, settings,
+ * keys) and the versions that lost a merge. The upgrade records every existing row of a synced
+ * table as a pending change.
+ */
+export const SCHEMA_V10 = {
+  ...SCHEMA_V8,
   syncRecords: 'key, pending, docId',
   syncState: 'key',
   syncHistory: 'id, recordKey',
@@ -129,7 +200,7 @@ export const SCHEMA_V6 = {
 
 export type { SyncRecordRow, SyncStateRow, SyncHistoryRow };
 
-export const CURRENT_SCHEMA_VERSION = 6;
+export const CURRENT_SCHEMA_VERSION = 10;
 
 function sumTokens(values: readonly unknown[]): number {
   return values.reduce<number>(
@@ -237,6 +308,37 @@ export async function upgradeToV4(tx: Transaction): Promise<void> {
     });
 }
 
+/**
+ * v5 → v6: moves each file's text and page map into `fileTexts`, a few files at a time so memory
+ * holds a few texts, not every project's. The chunks' new index fills itself.
+ */
+export async function upgradeToV6(tx: Transaction): Promise<void> {
+  const files = tx.table<FileRow, string>('files');
+  const texts = tx.table<FileTextRow, string>('fileTexts');
+  const ids = await files.toCollection().primaryKeys();
+  for (let at = 0; at < ids.length; at += FILES_PER_UPGRADE_STEP) {
+    const rows = (await files.bulkGet(ids.slice(at, at + FILES_PER_UPGRADE_STEP))).filter(
+      (row) => row !== undefined,
+    );
+    await texts.bulkPut(rows.map(toFileTextRow));
+    await files.bulkPut(rows.map(withoutText));
+  }
+}
+
+function toFileTextRow(row: FileRow): FileTextRow {
+  return {
+    fileId: row.id,
+    projectId: row.projectId,
+    ...(row.text === undefined ? {} : { text: row.text }),
+    ...(row.pageMap === undefined ? {} : { pageMap: row.pageMap }),
+  };
+}
+
+function withoutText(row: FileRow): FileRow {
+  const { text: _text, pageMap: _pageMap, ...rest } = row;
+  return rest;
+}
+
 export class CarrelDb extends Dexie {
   declare readonly sessions: Table<SessionRow, string>;
   declare readonly messages: Table<MessageRow, string>;
@@ -251,6 +353,10 @@ export class CarrelDb extends Dexie {
   declare readonly syncRecords: Table<SyncRecordRow, string>;
   declare readonly syncState: Table<SyncStateRow, string>;
   declare readonly syncHistory: Table<SyncHistoryRow, string>;
+  declare readonly fileTexts: Table<FileTextRow, string>;
+  declare readonly searchBlocks: Table<SearchBlockRow, string>;
+  declare readonly imports: Table<ImportRow, string>;
+  declare readonly importUndo: Table<ImportUndoRow, number>;
 
   constructor(name: string, options: DexieOptions = {}, now: () => number = () => Date.now()) {
     // Strict durability: a message is on disk when the transaction resolves, not just in the
@@ -261,8 +367,11 @@ export class CarrelDb extends Dexie {
     this.version(3).stores(SCHEMA_V3).upgrade(upgradeToV3);
     this.version(4).stores(SCHEMA_V4).upgrade(upgradeToV4);
     this.version(5).stores(SCHEMA_V5);
-    this.version(6)
-      .stores(SCHEMA_V6)
+    this.version(6).stores(SCHEMA_V6).upgrade(upgradeToV6);
+    this.version(7).stores(SCHEMA_V7);
+    this.version(8).stores(SCHEMA_V8);
+    this.version(10)
+      .stores(SCHEMA_V10)
       .upgrade((tx) => recordExistingRows(tx, now()));
     this.use(createChangeTracking(now));
   }

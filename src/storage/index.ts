@@ -12,6 +12,7 @@ import type {
   ProjectStore,
   ProviderStore,
   SessionStore,
+  SearchBlockStore,
   SettingsStore,
   SummaryStore,
   UsageStore,
@@ -23,6 +24,7 @@ import type { CarrelDb } from './db';
 import { createFileStore } from './file.store';
 import { createMessageStore, type DexieMessageStore } from './message.store';
 import { createProjectStore } from './project.store';
+import { createSearchBlockStore } from './search-block.store';
 import { createProviderStore } from './provider.store';
 import { createSessionStore } from './session.store';
 import { createSettingsStore } from './settings.store';
@@ -35,6 +37,7 @@ export interface CarrelStores {
   projects: ProjectStore;
   files: FileStore;
   chunks: ChunkStore;
+  searchBlocks: SearchBlockStore;
   agents: AgentStore;
   providers: ProviderStore;
   settings: SettingsStore;
@@ -50,6 +53,7 @@ export function createStores(db: CarrelDb, clock: Clock, ids: Ids): CarrelStores
     projects: createProjectStore(db, clock),
     files: createFileStore(db),
     chunks: createChunkStore(db),
+    searchBlocks: createSearchBlockStore(db),
     agents: createAgentStore(db),
     providers: createProviderStore(db),
     settings: createSettingsStore(db, clock),
@@ -63,10 +67,13 @@ export { openCarrelDb, CarrelDb, CURRENT_SCHEMA_VERSION, type OpenCarrelDbOption
 export { StorageError, isStorageError, type StorageErrorCode } from './errors';
 export { observe } from './observe';
 export { isSyncConfigured } from './sync/sync.store';
+export { recoverInterruptedImports, watchImportUnderway } from './backup/import-journal';
 export {
   estimateStorage,
   requestPersistence,
   NEARLY_FULL_RATIO,
+  type EstimatableStorage,
+  type PersistableStorage,
   type StorageEstimateReport,
 } from './persistence';
 export { createSessionCache, type SessionCache, type SessionCacheStats } from './session-cache';

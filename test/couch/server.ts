@@ -24,6 +24,15 @@ export interface CouchServer {
   readStoredText(database: string): Promise<string>;
   /** How many requests carried an Authorization header, and from which Origin headers. */
   requests: { path: string; hasAuthorization: boolean }[];
+  /** The server's `update_seq` for `database`: it moves on with every write, of any kind. */
+  readUpdateSeq(database: string): Promise<unknown>;
+  /**
+   * Unreachable, as a device that lost its network sees it: the port stops listening (new
+   * connections are refused) and open ones, long polls included, are cut. The data stays.
+   */
+  goOffline(): Promise<void>;
+  /** Listening again on the same port, with the same data. */
+  goOnline(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -81,6 +90,17 @@ export async function startCouchServer(
     const listening: Server = app.listen(0, '127.0.0.1', () => resolve(listening));
   });
   const port = (server.address() as AddressInfo).port;
+  let isListening = true;
+  const stopListening = () =>
+    new Promise<void>((resolve, reject) => {
+      if (!isListening) {
+        resolve();
+        return;
+      }
+      isListening = false;
+      server.close((error) => (error ? reject(error) : resolve()));
+      server.closeAllConnections();
+    });
   const url = `http://127.0.0.1:${port}`;
   const authHeaders: Record<string, string> =
     expected === undefined ? {} : { Authorization: expected };
@@ -107,10 +127,26 @@ export async function startCouchServer(
       texts.push(await changes.text());
       return texts.join('\n');
     },
-    close: () =>
+    async readUpdateSeq(database) {
+      const info = (await (
+        await fetch(`${url}/${database}`, { headers: authHeaders })
+      ).json()) as { update_seq?: unknown };
+      return info.update_seq;
+    },
+    goOffline: stopListening,
+    goOnline: () =>
       new Promise<void>((resolve, reject) => {
-        server.closeAllConnections?.();
-        server.close((error) => (error ? reject(error) : resolve()));
+        if (isListening) {
+          resolve();
+          return;
+        }
+        server.once('error', reject);
+        server.listen(port, '127.0.0.1', () => {
+          server.off('error', reject);
+          isListening = true;
+          resolve();
+        });
       }),
+    close: stopListening,
   };
 }

@@ -22,7 +22,8 @@ test.describe('one chat, end to end', () => {
   }) => {
     const reply = REPLY;
     llm.queueScenarios(
-      { kind: 'text', text: reply, chunkSize: 4, tokensPerSecond: 25 },
+      // Slow enough (about 2.5 s in all) that a page busy on a loaded machine still sees it part-way.
+      { kind: 'text', text: reply, chunkSize: 4, tokensPerSecond: 10 },
       // After the first answer the same model is asked for a short title.
       { kind: 'text', text: TITLE },
     );

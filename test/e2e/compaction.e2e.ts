@@ -44,4 +44,27 @@ test.describe('compaction of long chats', () => {
     await expect.poll(() => inspector.kinds()).toEqual(['S', 'U', 'A', 'U', 'A', 'U', 'A', 'U']);
     await expect(chat.userMessages()).toHaveCount(3);
   });
+
+  test('the model picked in Settings writes the summary, and the choice survives a reload', async ({ page, chat, llm, settings }) => {
+    await settings.open();
+    await settings.addProvider({ name: 'Summaries', baseUrl: `${llm.url}/v1`, apiKey: 'sk-summaries', model: 'gpt-4.1-nano' });
+    const picker = page.getByLabel('Model that summarises long chats');
+    await picker.selectOption({ label: 'gpt-4.1-nano · Summaries' });
+    await page.reload();
+    await expect(page.getByLabel('Model that summarises long chats')).toHaveValue(/gpt-4\.1-nano$/);
+
+    const shell = new ShellPage(page);
+    await chat.newChat();
+    for (const city of ['Lisbon', 'Oslo', 'Vienna']) {
+      await chat.send(`Tell me about ${city}.`);
+      await expect(chat.lastAnswer()).toHaveAttribute('data-status', 'complete');
+    }
+    const title = (await shell.sidebar.getByTestId('session-row').first().getByRole('link').innerText()).trim();
+    llm.setScenario({ kind: 'text', text: 'The user asked about Lisbon.' });
+    await shell.sessionAction(title, 'Compact now');
+    await expect(shell.toast(/Compacted/)).toBeVisible();
+    const request = await llm.waitForRequest((recorded) => JSON.stringify(recorded.body ?? '').includes('You compact long conversations'));
+    expect((request.body as { model?: string }).model).toBe('gpt-4.1-nano');
+    expect(request.headers.authorization).toBe('Bearer sk-summaries');
+  });
 });

@@ -71,7 +71,7 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
           );
         });
       }, CSP_REPORT_BINDING);
-      // Page console events include dedicated workers' messages; src/pwa/strict-csp.ts logs
+      // Page console events include dedicated workers' messages; src/boot/strict-csp.ts logs
       // violations there, since a worker's securitypolicyviolation event never reaches the page.
       const onConsole = (message: { type(): string; text(): string }): void => {
         if (message.type() === 'error' && CSP_CONSOLE_PATTERN.test(message.text()))

@@ -82,6 +82,20 @@ test.describe('web tools and MCP servers', () => {
     expect(llm.web.requests()).toHaveLength(0);
   });
 
+  test('an MCP server that cannot be reached is named above the answer, which goes on without its tools', async ({ page, chat, llm }) => {
+    const tools = new SettingsToolsPage(page);
+    await tools.addMcpServer({ name: 'offline', url: `${llm.url}/web/no-mcp-here` });
+    llm.setScenario({ kind: 'text', text: 'Hello without tools.' });
+    await chat.newChat();
+    await chat.send('Hello');
+    const answer = chat.lastAnswer();
+    await expect(answer).toHaveAttribute('data-status', 'complete');
+    await expect(answer).toContainText('Hello without tools.');
+    await expect(answer.getByTestId('answer-warning')).toContainText('MCP server "offline" could not be reached');
+    const generation = llm.requests().find((r) => !r.isPreflight && r.path.endsWith('/chat/completions'));
+    expect(JSON.stringify(generation?.body ?? null)).not.toContain('mcp__offline');
+  });
+
   test('an MCP tool that is not allowed asks first, then runs after Allow', async ({ page, chat, llm }) => {
     const tools = new SettingsToolsPage(page);
     await tools.addMcpServer({ name: 'weather', url: `${llm.url}/web/mcp`, authHeader: 'Authorization: Bearer mcp-e2e' });

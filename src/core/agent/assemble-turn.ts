@@ -65,6 +65,8 @@ export interface TokenCalibration {
 export interface TurnToolSource {
   /** The tools this agent gets in this chain. */
   toolsFor(scope: { agent: Agent | null; chain: readonly ChatMessageSimple[] }): Tool[];
+  /** What went wrong loading them (an MCP server that cannot be reached): the turn goes on without. */
+  warnings?: readonly string[];
 }
 
 /** Everything turn assembly reads, as ports: stores, the project's files, settings, tools. */

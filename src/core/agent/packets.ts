@@ -34,6 +34,8 @@ export const packetObjSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('citation'), citation: citationSchema }),
   z.object({ type: z.literal('section_end') }),
   z.object({ type: z.literal('error'), code: z.string(), message: z.string() }),
+  /** Something the person should know that did not stop the answer, e.g. a tool server that is down. */
+  z.object({ type: z.literal('warning'), message: z.string() }),
   /** The end of one model's answer. */
   z.object({ type: z.literal('stop'), reason: stopReasonSchema }),
   /** The end of the whole turn, after every model stopped and everything was saved. */

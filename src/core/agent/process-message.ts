@@ -283,6 +283,7 @@ async function runModel(args: RunModelArgs): Promise<{ message: AssistantMessage
     userMessageId: args.userMessage.id,
     assistantMessageId: base.id,
   });
+  for (const message of args.turn.toolSource.warnings ?? []) emitter.emit({ type: 'warning', message });
 
   let outcome: LoopOutcome;
   try {
@@ -297,6 +298,7 @@ async function runModel(args: RunModelArgs): Promise<{ message: AssistantMessage
           modelId: args.modelRef.modelId,
           maxOutputTokens: generation.maxOutputTokens,
           controls: generation.controls,
+          cacheKey: args.session.id,
         },
         tools: prepared.tools,
         signal,

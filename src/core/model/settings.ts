@@ -83,6 +83,8 @@ export const SETTINGS = {
   mcpServers: define(z.array(mcpServerConfigSchema), []),
   /** The model a new chat starts with; null: the first model listed. */
   defaultModel: define(modelRefSchema.nullable(), null),
+  /** The model that writes summaries of long chats; null: the built-in model when there is one, else the chat's own. */
+  compactionModel: define(modelRefSchema.nullable(), null),
   /** Learned token-count correction factors, by `providerId/modelId`. */
   tokenCalibration: define(z.record(z.string(), z.number().positive()), {}),
   embeddingSettings: define(embeddingSettingsSchema, {

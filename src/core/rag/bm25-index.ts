@@ -7,11 +7,12 @@
  * chunk that matches any query term and sorts them all. With OR over every term that is most
  * of a 100k-chunk project (60,000 objects per query in bench 3, 140–570 ms). Here the postings
  * are typed arrays, scores accumulate in one reused Float64Array, and a bounded top-k selection
- * takes the best `limit`. MiniSearch still provides the term dictionary (its radix tree, for
- * prefix and fuzzy lookups) and the tokenizer, and the tests check the rankings against it.
+ * takes the best `limit`. The term dictionary (term-dictionary.ts: a sorted list for prefixes,
+ * length groups and bit-parallel edit distance for fuzzy terms) finds the expansions; MiniSearch
+ * still provides the tokenizer, and the tests check the rankings against it.
  */
 import MiniSearch from 'minisearch';
-import SearchableMap from 'minisearch/SearchableMap';
+import { createTermDictionary } from './term-dictionary';
 import { selectTopRows } from './top-k';
 
 export interface RankedId {
@@ -41,15 +42,21 @@ const BM25_B = 0.7;
 const BM25_D = 0.5;
 
 /** Words too common to say anything about relevance. */
-const STOP_WORDS = new Set(
+export const KEYWORD_STOP_WORDS: ReadonlySet<string> = new Set(
   'a an and are as at be by for from has have how i in is it its of on or that the this to was were what when where which who why will with you your does do did can'.split(
     ' ',
   ),
 );
 
+/** How many edits a query term may be from a term it matches fuzzily: 0 for short terms. */
+export function measureFuzzyDistance(term: string): number {
+  if (term.length < FUZZY_FROM_LENGTH) return 0;
+  return Math.min(MAX_FUZZY_DISTANCE, Math.round(term.length * FUZZY_RATIO));
+}
+
 export function normalizeTerm(term: string): string | null {
   const lower = term.toLowerCase();
-  return STOP_WORDS.has(lower) ? null : lower;
+  return KEYWORD_STOP_WORDS.has(lower) ? null : lower;
 }
 
 const tokenize = MiniSearch.getDefault('tokenize') as (text: string) => string[];
@@ -77,48 +84,111 @@ interface Expansion {
   weight: number;
 }
 
+/**
+ * Documents tokenized and counted, ready to index: what a project stores per file so that opening
+ * it indexes without tokenizing again. Indexing segments in order ranks exactly as indexing their
+ * documents in that order (`createKeywordIndex`).
+ */
+/** Bump when tokenizing or counting changes: stored segments of another format are rebuilt. */
+export const KEYWORD_SEGMENT_FORMAT = 1;
+
+export interface KeywordSegment {
+  ids: string[];
+  /** The segment's terms: those of the text field in first-seen order, then those only in titles. */
+  terms: string[];
+  /** How many of `terms` occur in the text field (they come first). */
+  textTermCount: number;
+  /** The text field, then the title field. */
+  fields: [SegmentField, SegmentField];
+}
+
+/** Document d's terms are `termRefs[docStarts[d]..docStarts[d + 1])` (indexes into `terms`). */
+export interface SegmentField {
+  docStarts: Uint32Array;
+  termRefs: Uint32Array;
+  frequencies: Uint16Array;
+  /** MiniSearch's field length: distinct raw tokens in the field. */
+  lengths: Uint16Array;
+}
+
 export function createKeywordIndex(documents: readonly KeywordDocument[]): KeywordIndex {
-  const ids = documents.map((document) => document.id);
+  return createKeywordIndexFromSegments([createKeywordSegment(documents)]);
+}
+
+/** Tokenizes and counts the documents' fields (the costly half of indexing). */
+export function createKeywordSegment(documents: readonly KeywordDocument[]): KeywordSegment {
+  const termRefs = new Map<string, number>();
+  const text = countField(documents, (document) => document.text, termRefs);
+  const textTermCount = termRefs.size;
+  const title = countField(documents, (document) => document.title, termRefs);
+  return {
+    ids: documents.map((document) => document.id),
+    terms: [...termRefs.keys()],
+    textTermCount,
+    fields: [text, title],
+  };
+}
+
+export function createKeywordIndexFromSegments(segments: readonly KeywordSegment[]): KeywordIndex {
+  const ids = segments.flatMap((segment) => segment.ids);
   if (new Set(ids).size !== ids.length) throw new Error('Keyword index: duplicate document id');
+  const documentCount = ids.length;
+  // Term ids in the order indexing the documents one by one would give them: every text
+  // field's terms first, then terms seen only in titles (the dictionary's order follows it).
   const termIds = new Map<string, number>();
-  const fields = [
-    buildFieldPostings(documents, (document) => document.text, 1, termIds),
-    buildFieldPostings(documents, (document) => document.title, TITLE_BOOST, termIds),
-  ];
-  const dictionary = new SearchableMap<number>();
-  for (const [term, termId] of termIds) dictionary.set(term, termId);
-  const pass = createScoringPass(documents.length);
+  const localToGlobal = segments.map((segment) => new Int32Array(segment.terms.length));
+  for (const isTextPass of [true, false]) {
+    segments.forEach((segment, index) => {
+      const map = localToGlobal[index] as Int32Array;
+      const [from, to] = isTextPass
+        ? [0, segment.textTermCount]
+        : [segment.textTermCount, segment.terms.length];
+      for (let ref = from; ref < to; ref++) {
+        const term = segment.terms[ref] as string;
+        let termId = termIds.get(term);
+        if (termId === undefined) {
+          termId = termIds.size;
+          termIds.set(term, termId);
+        }
+        map[ref] = termId;
+      }
+    });
+  }
+  const fields = [0, 1].map((field) =>
+    mergeFieldPostings(segments, field, localToGlobal, termIds.size, field === 0 ? 1 : TITLE_BOOST),
+  );
+  // Ids were given in order of first sight, so the keys are in id order.
+  const dictionary = createTermDictionary([...termIds.keys()]);
+  const pass = createScoringPass(documentCount);
 
   function expand(term: string): Expansion[] {
     const expansions: Expansion[] = [];
     const exact = dictionary.get(term);
     if (exact !== undefined) expansions.push({ termId: exact, weight: 1 });
-    const prefixed = new Set<string>();
+    const prefixed = new Set<number>();
     if (term.length >= PREFIX_FROM_LENGTH) {
-      for (const [candidate, termId] of dictionary.atPrefix(term)) {
+      dictionary.forEachWithPrefix(term, (candidate, termId) => {
         const distance = candidate.length - term.length;
-        if (distance === 0) continue;
-        prefixed.add(candidate);
+        if (distance === 0) return;
+        prefixed.add(termId);
         // Fades slowly with the extra length: "install" → "installation" still counts.
         const weight = (PREFIX_WEIGHT * candidate.length) / (candidate.length + 0.3 * distance);
         expansions.push({ termId, weight });
-      }
+      });
     }
-    if (term.length >= FUZZY_FROM_LENGTH) {
-      const maxDistance = Math.min(MAX_FUZZY_DISTANCE, Math.round(term.length * FUZZY_RATIO));
-      if (maxDistance > 0) {
-        for (const [candidate, [termId, distance]] of dictionary.fuzzyGet(term, maxDistance)) {
-          if (distance === 0 || prefixed.has(candidate)) continue;
-          const weight = (FUZZY_WEIGHT * candidate.length) / (candidate.length + distance);
-          expansions.push({ termId, weight });
-        }
-      }
+    const maxDistance = measureFuzzyDistance(term);
+    if (maxDistance > 0) {
+      dictionary.forEachWithin(term, maxDistance, (candidate, termId, distance) => {
+        if (distance === 0 || prefixed.has(termId)) return;
+        const weight = (FUZZY_WEIGHT * candidate.length) / (candidate.length + distance);
+        expansions.push({ termId, weight });
+      });
     }
     return expansions;
   }
 
   return {
-    size: documents.length,
+    size: documentCount,
     search(query, limit) {
       // Repeated query terms count once more each, as MiniSearch's OR of per-term results does.
       const occurrences = new Map<string, number>();
@@ -126,7 +196,7 @@ export function createKeywordIndex(documents: readonly KeywordDocument[]): Keywo
         const term = normalizeTerm(token);
         if (term) occurrences.set(term, (occurrences.get(term) ?? 0) + 1);
       }
-      if (occurrences.size === 0 || limit <= 0 || documents.length === 0) return [];
+      if (occurrences.size === 0 || limit <= 0 || documentCount === 0) return [];
       beginPass(pass);
       let queryTermIndex = 0;
       for (const [term, count] of occurrences) {
@@ -149,56 +219,93 @@ export function createKeywordIndex(documents: readonly KeywordDocument[]): Keywo
   };
 }
 
-function buildFieldPostings(
+/** One field's term counts per document, in the segment's own term numbering. */
+function countField(
   documents: readonly KeywordDocument[],
   valueOf: (document: KeywordDocument) => string,
-  boost: number,
-  termIds: Map<string, number>,
-): FieldPostings {
+  termRefs: Map<string, number>,
+): SegmentField {
+  const docStarts = new Uint32Array(documents.length + 1);
   const lengths = new Uint16Array(documents.length);
-  // (term, doc, frequency) triples in document order, then grouped by term below.
-  const tripleTerms: number[] = [];
-  const tripleDocs: number[] = [];
-  const tripleFrequencies: number[] = [];
+  const refs: number[] = [];
+  const counts: number[] = [];
   const frequencies = new Map<number, number>();
-  let totalLength = 0;
   documents.forEach((document, doc) => {
     const tokens = tokenize(valueOf(document));
-    const length = Math.min(new Set(tokens).size, 0xffff);
-    lengths[doc] = length;
-    totalLength += length;
+    lengths[doc] = Math.min(new Set(tokens).size, 0xffff);
     frequencies.clear();
     for (const token of tokens) {
       const term = normalizeTerm(token);
       if (!term) continue;
-      let termId = termIds.get(term);
-      if (termId === undefined) {
-        termId = termIds.size;
-        termIds.set(term, termId);
+      let ref = termRefs.get(term);
+      if (ref === undefined) {
+        ref = termRefs.size;
+        termRefs.set(term, ref);
       }
-      frequencies.set(termId, (frequencies.get(termId) ?? 0) + 1);
+      frequencies.set(ref, (frequencies.get(ref) ?? 0) + 1);
     }
-    for (const [termId, frequency] of frequencies) {
-      tripleTerms.push(termId);
-      tripleDocs.push(doc);
-      tripleFrequencies.push(frequency);
+    for (const [ref, frequency] of frequencies) {
+      refs.push(ref);
+      counts.push(Math.min(frequency, 0xffff));
     }
+    docStarts[doc + 1] = refs.length;
   });
-  // Counting sort by term keeps each term's documents in ascending order. Terms first seen in a
-  // later field get an empty range here; the starts array is sized when the search needs it.
-  const termCount = termIds.size;
+  return {
+    docStarts,
+    termRefs: Uint32Array.from(refs),
+    frequencies: Uint16Array.from(counts),
+    lengths,
+  };
+}
+
+/**
+ * One field's postings over every segment: a counting sort by global term id, which keeps each
+ * term's documents in ascending order (segments in order, documents in order within each).
+ */
+function mergeFieldPostings(
+  segments: readonly KeywordSegment[],
+  field: number,
+  localToGlobal: readonly Int32Array[],
+  termCount: number,
+  boost: number,
+): FieldPostings {
+  const parts = segments.map((segment) => segment.fields[field] as SegmentField);
   const starts = new Int32Array(termCount + 1);
-  for (const termId of tripleTerms) starts[termId + 1] = (starts[termId + 1] as number) + 1;
+  let postingCount = 0;
+  let documentCount = 0;
+  let totalLength = 0;
+  parts.forEach((part, index) => {
+    const map = localToGlobal[index] as Int32Array;
+    for (const ref of part.termRefs) {
+      const termId = map[ref] as number;
+      starts[termId + 1] = (starts[termId + 1] as number) + 1;
+    }
+    postingCount += part.termRefs.length;
+    documentCount += part.lengths.length;
+    for (const length of part.lengths) totalLength += length;
+  });
   for (let termId = 0; termId < termCount; termId++)
     starts[termId + 1] = (starts[termId + 1] as number) + (starts[termId] as number);
   const next = starts.slice(0, termCount);
-  const docs = new Int32Array(tripleTerms.length);
-  const termFrequencies = new Uint16Array(tripleTerms.length);
-  tripleTerms.forEach((termId, index) => {
-    const at = next[termId] as number;
-    next[termId] = at + 1;
-    docs[at] = tripleDocs[index] as number;
-    termFrequencies[at] = Math.min(tripleFrequencies[index] as number, 0xffff);
+  const docs = new Int32Array(postingCount);
+  const termFrequencies = new Uint16Array(postingCount);
+  const lengths = new Uint16Array(documentCount);
+  let docOffset = 0;
+  parts.forEach((part, index) => {
+    const map = localToGlobal[index] as Int32Array;
+    const { docStarts, termRefs, frequencies } = part;
+    const segmentDocs = part.lengths.length;
+    lengths.set(part.lengths, docOffset);
+    for (let doc = 0; doc < segmentDocs; doc++) {
+      for (let at = docStarts[doc] as number, end = docStarts[doc + 1] as number; at < end; at++) {
+        const termId = map[termRefs[at] as number] as number;
+        const to = next[termId] as number;
+        next[termId] = to + 1;
+        docs[to] = docOffset + doc;
+        termFrequencies[to] = frequencies[at] as number;
+      }
+    }
+    docOffset += segmentDocs;
   });
   return {
     boost,
@@ -206,7 +313,7 @@ function buildFieldPostings(
     docs,
     termFrequencies,
     lengths,
-    averageLength: documents.length === 0 ? 0 : totalLength / documents.length,
+    averageLength: documentCount === 0 ? 0 : totalLength / documentCount,
   };
 }
 

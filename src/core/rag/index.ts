@@ -5,3 +5,4 @@ export * from './vector-index';
 export * from './fuse-rankings';
 export * from './top-k';
 export * from './retrieve';
+export * from './search-block';

@@ -3,9 +3,9 @@
  * current embedding model exist, by cosine similarity; all rankings are fused by reciprocal
  * rank, then the top K are taken with at most PER_FILE_CAP chunks from any one file.
  */
-import { createKeywordIndex, type RankedId } from './bm25-index';
+import { createKeywordIndex, type KeywordIndex, type RankedId } from './bm25-index';
 import { fuseRankings } from './fuse-rankings';
-import { createVectorIndex, type VectorIndexOptions } from './vector-index';
+import { createVectorIndex, type VectorIndex, type VectorIndexOptions } from './vector-index';
 
 export const DEFAULT_TOP_K = 8;
 export const PER_FILE_CAP = 3;
@@ -25,7 +25,13 @@ export interface RetrievalChunk {
 /** `keyword`: BM25 alone, because no vectors of the current model exist (the UI says so). */
 export type RetrievalMode = 'hybrid' | 'keyword';
 
-export interface RetrievalHit<C extends RetrievalChunk = RetrievalChunk> {
+/** What a ranked chunk must carry: its id, and its file for the per-file cap. */
+export interface RankedChunk {
+  id: string;
+  fileId: string;
+}
+
+export interface RetrievalHit<C extends RankedChunk = RetrievalChunk> {
   chunk: C;
   score: number;
 }
@@ -35,7 +41,7 @@ export interface RetrievalOptions {
   perFileCap?: number;
 }
 
-export interface HybridRetriever<C extends RetrievalChunk = RetrievalChunk> {
+export interface HybridRetriever<C extends RankedChunk = RetrievalChunk> {
   /** True when chunks carry vectors of the embedding model, so queries should be embedded. */
   readonly hasVectors: boolean;
   retrieve(
@@ -50,7 +56,6 @@ export function createHybridRetriever<C extends RetrievalChunk>(
   embeddingModel: string | null,
   vectorOptions: VectorIndexOptions = {},
 ): HybridRetriever<C> {
-  const byId = new Map(chunks.map((chunk) => [chunk.id, chunk]));
   const keywords = createKeywordIndex(chunks.map(({ id, text, title }) => ({ id, text, title })));
   const vectors = createVectorIndex(
     chunks.flatMap((chunk) =>
@@ -60,6 +65,16 @@ export function createHybridRetriever<C extends RetrievalChunk>(
     ),
     vectorOptions,
   );
+  return createHybridRetrieverOver(chunks, keywords, vectors);
+}
+
+/** A retriever over indexes already built; their ids are the chunks'. */
+export function createHybridRetrieverOver<C extends RankedChunk>(
+  chunks: readonly C[],
+  keywords: KeywordIndex,
+  vectors: VectorIndex,
+): HybridRetriever<C> {
+  const byId = new Map(chunks.map((chunk) => [chunk.id, chunk]));
   const hasVectors = vectors.size > 0;
   return {
     hasVectors,

@@ -28,13 +28,33 @@ export interface VectorIndex {
 
 /** A unit-length copy; a zero vector stays zero (it matches nothing). */
 export function normalizeVector(vector: Float32Array): Float32Array {
-  let norm = 0;
-  for (const value of vector) norm += value * value;
-  norm = Math.sqrt(norm);
   const unit = new Float32Array(vector.length);
-  if (norm === 0) return unit;
-  for (let i = 0; i < vector.length; i++) unit[i] = (vector[i] as number) / norm;
+  writeUnitRow(vector, measureNorm(vector), unit, 0);
   return unit;
+}
+
+/** Euclidean length; NaN or infinite exactly when the vector holds a NaN or an infinity. */
+function measureNorm(vector: Float32Array): number {
+  let norm = 0;
+  for (let i = 0; i < vector.length; i++) norm += (vector[i] as number) * (vector[i] as number);
+  return Math.sqrt(norm);
+}
+
+/**
+ * Writes `vector / norm` into `target` at `offset`, or zeros for a zero vector: the index
+ * normalises each row straight into its matrix, with no unit copy per row.
+ */
+function writeUnitRow(
+  vector: Float32Array,
+  norm: number,
+  target: Float32Array,
+  offset: number,
+): void {
+  if (norm === 0) {
+    target.fill(0, offset, offset + vector.length);
+    return;
+  }
+  for (let i = 0; i < vector.length; i++) target[offset + i] = (vector[i] as number) / norm;
 }
 
 export interface VectorIndexOptions {
@@ -66,25 +86,42 @@ interface RowScorer {
 /** Quantizes one unit row into `target` at `offset`; returns the factor that maps it back. */
 function quantizeRow(row: Float32Array, target: Int8Array, offset: number): number {
   let largest = 0;
-  for (const value of row) largest = Math.max(largest, Math.abs(value));
+  for (let i = 0; i < row.length; i++) largest = Math.max(largest, Math.abs(row[i] as number));
   if (largest === 0) return 0;
   const scale = largest / INT8_MAX;
   for (let i = 0; i < row.length; i++) target[offset + i] = Math.round((row[i] as number) / scale);
   return scale;
 }
 
+/** Writes each row's int8 form into `values` through one unit-length scratch row. */
+function quantizeRows(
+  rows: readonly Float32Array[],
+  dimensions: number,
+  values: Int8Array,
+  scales: Float32Array,
+  isUsable: (row: number, norm: number) => boolean,
+): void {
+  const unit = new Float32Array(dimensions);
+  rows.forEach((vector, row) => {
+    const norm = measureNorm(vector);
+    if (!isUsable(row, norm)) return;
+    writeUnitRow(vector, norm, unit, 0);
+    scales[row] = quantizeRow(unit, values, row * dimensions);
+  });
+}
+
 function createJsScorer(
-  units: readonly Float32Array[],
+  rows: readonly Float32Array[],
   dimensions: number,
   isInt8: boolean,
 ): RowScorer {
   // One buffer of scores and one float64 copy of the query, reused by every search.
-  const scores = new Float64Array(units.length);
+  const scores = new Float64Array(rows.length);
   const query = new Float64Array(dimensions);
   if (isInt8) {
-    const values = new Int8Array(units.length * dimensions);
-    const scales = new Float32Array(units.length);
-    units.forEach((unit, row) => (scales[row] = quantizeRow(unit, values, row * dimensions)));
+    const values = new Int8Array(rows.length * dimensions);
+    const scales = new Float32Array(rows.length);
+    quantizeRows(rows, dimensions, values, scales, () => true);
     return {
       scan: 'js',
       matrixBytes: values.byteLength + scales.byteLength,
@@ -95,8 +132,10 @@ function createJsScorer(
       },
     };
   }
-  const values = new Float32Array(units.length * dimensions);
-  units.forEach((unit, row) => values.set(unit, row * dimensions));
+  const values = new Float32Array(rows.length * dimensions);
+  rows.forEach((vector, row) =>
+    writeUnitRow(vector, measureNorm(vector), values, row * dimensions),
+  );
   return {
     scan: 'js',
     matrixBytes: values.byteLength,
@@ -117,11 +156,11 @@ const roundUp = (count: number, step: number): number => Math.ceil(count / step)
  * the views stay valid. Null when the kernel or that much memory is not available.
  */
 function createSimdScorer(
-  units: readonly Float32Array[],
+  rows: readonly Float32Array[],
   dimensions: number,
   isInt8: boolean,
 ): RowScorer | null {
-  const count = units.length;
+  const count = rows.length;
   const queryLength = roundUp(dimensions, isInt8 ? I8_STEP : F32_STEP);
   const queryAt = 0;
   const queryEnd = queryLength * (isInt8 ? 2 : 4);
@@ -140,16 +179,16 @@ function createSimdScorer(
   const markNonFinite = (): void => {
     for (const row of nonFiniteRows) scores[row] = Number.NaN;
   };
-  const isAllFinite = (unit: Float32Array): boolean =>
-    unit.every((value) => Number.isFinite(value));
+  const isFiniteRow = (row: number, norm: number): boolean => {
+    if (Number.isFinite(norm)) return true;
+    nonFiniteRows.push(row);
+    return false;
+  };
 
   if (isInt8) {
     const values = new Int8Array(buffer, rowsAt, count * dimensions);
     const scales = new Float32Array(buffer, scalesAt, count);
-    units.forEach((unit, row) => {
-      if (isAllFinite(unit)) scales[row] = quantizeRow(unit, values, row * dimensions);
-      else nonFiniteRows.push(row);
-    });
+    quantizeRows(rows, dimensions, values, scales, isFiniteRow);
     const query = new Int16Array(buffer, queryAt, queryLength);
     // The int16 query's range keeps every sum within int32: |dot| ≤ length × 127 × range.
     const range = Math.min(INT16_MAX, Math.floor(INT32_MAX / (queryLength * INT8_MAX)));
@@ -169,9 +208,9 @@ function createSimdScorer(
     };
   }
   const values = new Float32Array(buffer, rowsAt, count * dimensions);
-  units.forEach((unit, row) => {
-    if (isAllFinite(unit)) values.set(unit, row * dimensions);
-    else nonFiniteRows.push(row);
+  rows.forEach((vector, row) => {
+    const norm = measureNorm(vector);
+    if (isFiniteRow(row, norm)) writeUnitRow(vector, norm, values, row * dimensions);
   });
   const query = new Float32Array(buffer, queryAt, queryLength);
   return {
@@ -192,12 +231,12 @@ export function createVectorIndex(
 ): VectorIndex {
   const dimensions = entries[0]?.vector.length ?? 0;
   const usable = entries.filter((entry) => entry.vector.length === dimensions);
-  const units = usable.map((entry) => normalizeVector(entry.vector));
+  const rows = usable.map((entry) => entry.vector);
   const isInt8 = options.isInt8 === true;
   const scorer =
-    (options.useSimd !== false && dimensions > 0 && units.length > 0
-      ? createSimdScorer(units, dimensions, isInt8)
-      : null) ?? createJsScorer(units, dimensions, isInt8);
+    (options.useSimd !== false && dimensions > 0 && rows.length > 0
+      ? createSimdScorer(rows, dimensions, isInt8)
+      : null) ?? createJsScorer(rows, dimensions, isInt8);
   const ids = usable.map((entry) => entry.id);
   return {
     size: usable.length,

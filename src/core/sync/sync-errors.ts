@@ -9,6 +9,7 @@ export type SyncErrorCode =
   | 'server'
   | 'tampered'
   | 'not_connected'
+  | 'import_underway'
   | 'stopped';
 
 export class SyncError extends Error {

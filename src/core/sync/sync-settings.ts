@@ -18,7 +18,8 @@ export type SyncState =
   | 'idle'
   | 'offline'
   | 'error'
-  | 'waiting_for_tab';
+  | 'waiting_for_tab'
+  | 'waiting_for_import';
 
 export interface SyncProgress {
   phase: 'push' | 'pull';

@@ -4,7 +4,8 @@
  * Version 2 (written now) is JSON Lines, so a backup of any size is written and read one
  * record at a time: a header line, one line per row (`{"table":"messages","row":{…}}`), tables
  * in `BACKUP_TABLES` order (messages of a session together, parents first), and an end line
- * with the row count, so a file cut short is refused rather than half imported. Version 1
+ * with the row count, so a file cut short is refused rather than half imported. Files written
+ * before summaries were backed up simply have no summary lines. Version 1
  * (written before) is one JSON document with every table as an array; it is still imported.
  * Blobs are base64 of their bytes; embeddings are base64 of their Float32Array bytes.
  */
@@ -12,6 +13,7 @@ import { z } from 'zod';
 import {
   agentSchema,
   chatMessageSimpleSchema,
+  chatSummarySchema,
   projectIdSchema,
   projectSchema,
   providerConfigSchema,
@@ -85,6 +87,8 @@ export const BACKUP_ROW_SCHEMAS = {
   providers: providerConfigSchema,
   settings: backupSettingSchema,
   usage: usageRecordSchema,
+  /** Compaction summaries: the schema the summary store writes with. */
+  summaries: chatSummarySchema,
 };
 export type BackupTable = keyof typeof BACKUP_ROW_SCHEMAS;
 export const BACKUP_TABLES = Object.keys(BACKUP_ROW_SCHEMAS) as BackupTable[];
@@ -131,6 +135,8 @@ export const legacyBackupSchema = z.object({
   providers: z.array(providerConfigSchema),
   settings: z.array(backupSettingSchema),
   usage: z.array(usageRecordSchema),
+  /** Version 1 files never had summaries. */
+  summaries: z.array(chatSummarySchema).default([]),
 });
 export type LegacyBackup = z.infer<typeof legacyBackupSchema>;
 export type BackupFile = z.infer<typeof backupFileSchema>;

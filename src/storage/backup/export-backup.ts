@@ -7,6 +7,7 @@
 import { Dexie, type IndexableType, type Table } from 'dexie';
 import {
   agentSchema,
+  chatSummarySchema,
   collectSecrets,
   projectSchema,
   providerConfigSchema,
@@ -17,9 +18,9 @@ import {
 import { checkSettingValue, isSettingKey } from '../../core/model/settings';
 import type { BackupProgress, BackupScope, Clock, StoredFile, TextChunk } from '../../core/ports';
 import { fromChunkRow } from '../chunk.store';
-import type { CarrelDb, FileRow, MessageRow, SettingRow } from '../db';
+import type { CarrelDb, MessageRow, SettingRow } from '../db';
 import { StorageError } from '../errors';
-import { fromFileRow } from '../file.store';
+import { fromFileRow, joinFileTexts } from '../file.store';
 import { guardStorage } from '../guard';
 import { fromMessageRow } from '../message-rows';
 import { parseStored } from '../parse-row';
@@ -117,7 +118,19 @@ type Emit = (record: BackupRecord) => void;
 type Settle = () => Promise<void>;
 
 /** Tables whose text may hold a key (a pasted or echoed one): redacted in a file without keys. */
-const REDACTED_TABLES = new Set<BackupTable>(['sessions', 'messages', 'agents', 'settings']);
+const REDACTED_TABLES = new Set<BackupTable>([
+  'sessions',
+  'messages',
+  'agents',
+  'settings',
+  'summaries',
+]);
+
+/** A stored summary as the file holds it: checked with the schema the summary store writes. */
+const summaryRecord = (row: unknown): BackupRecord => ({
+  table: 'summaries',
+  row: parseStored(chatSummarySchema, row, 'Stored summary'),
+});
 
 /** A provider as a file without keys holds it: no key, and no record of where it was bound. */
 function withoutKey(provider: ProviderConfig): ProviderConfig {
@@ -212,7 +225,8 @@ async function planWholeDatabase(db: CarrelDb, options: SourceOptions): Promise<
       write: async (emit, settle) => {
         for (const id of fileIds) {
           const row = await db.files.get(id);
-          if (row !== undefined) emit({ table: 'files', row: await encodeFile(fromFileRow(row)) });
+          if (row !== undefined)
+            emit({ table: 'files', row: await encodeFile(fromFileRow(row, await db.fileTexts.get(id))) });
           await settle();
         }
       },
@@ -245,6 +259,11 @@ async function planWholeDatabase(db: CarrelDb, options: SourceOptions): Promise<
             }),
           settle,
         ),
+    },
+    {
+      count: await count(db.summaries),
+      write: (emit, settle) =>
+        eachPage(db.summaries, byId, (row) => emit(summaryRecord(row)), settle),
     },
   ];
 }
@@ -306,7 +325,7 @@ async function planScoped(
 ): Promise<TableSource[]> {
   let sessions;
   let messages: MessageRow[];
-  let files: FileRow[];
+  let files: StoredFile[];
   let projects: unknown[] = [];
   if (scope.kind === 'project') {
     const project = await db.projects.get(scope.projectId);
@@ -318,7 +337,7 @@ async function planScoped(
       .where('sessionId')
       .anyOf(sessions.map((session) => session.id))
       .toArray();
-    files = await db.files.where('projectId').equals(scope.projectId).toArray();
+    files = await joinFileTexts(db, await db.files.where('projectId').equals(scope.projectId).toArray());
   } else {
     const session = await db.sessions.get(scope.sessionId);
     if (session === undefined)
@@ -329,7 +348,10 @@ async function planScoped(
     const fileIds = [
       ...new Set(messages.flatMap((message) => (message.attachments ?? []).map((a) => a.fileId))),
     ];
-    files = (await db.files.bulkGet(fileIds)).filter((file) => file !== undefined);
+    files = await joinFileTexts(
+      db,
+      (await db.files.bulkGet(fileIds)).filter((file) => file !== undefined),
+    );
   }
   const sessionIds = sessions.map((session) => session.id);
   const chunks = await db.chunks
@@ -337,6 +359,7 @@ async function planScoped(
     .anyOf(files.map((file) => file.id))
     .toArray();
   const usage = await db.usage.where('sessionId').anyOf(sessionIds).toArray();
+  const summaries = await db.summaries.where('sessionId').anyOf(sessionIds).toArray();
   const fromRows = <Row>(
     rows: Row[],
     toRecord: (row: Row) => BackupRecord | Promise<BackupRecord>,
@@ -362,12 +385,13 @@ async function planScoped(
       table: 'projects',
       row: parseStored(projectSchema, row, 'Stored project'),
     })),
-    fromRows(files, async (row) => ({ table: 'files', row: await encodeFile(fromFileRow(row)) })),
+    fromRows(files, async (file) => ({ table: 'files', row: await encodeFile(file) })),
     fromRows(chunks, (row) => ({ table: 'chunks', row: encodeChunk(fromChunkRow(row)) })),
     fromRows(usage, (row) => ({
       table: 'usage',
       row: parseStored(usageRecordSchema, row, 'Stored usage record'),
     })),
+    fromRows(summaries, summaryRecord),
   ];
 }
 

@@ -1,17 +1,23 @@
 /**
- * Writes checked backup rows in batches, inside the caller's transaction. Each table's rule:
+ * Writes checked backup rows in batches, each into the transaction the caller opens for it,
+ * recording what every write replaces in the import's undo journal. Each table's rule:
  * a row new here is inserted; a row on both sides is replaced when the backup's `updatedAt`
  * is newer and kept otherwise; a backup without keys never blanks a key this device has; a
- * replaced file brings its own chunks; usage records never change once written.
+ * replaced file brings its own chunks; usage records never change once written; a summary is
+ * added once and afterwards only takes an undo made on the other side.
  */
 import { mergeImportedProvider } from '../../core/model';
 import { isSettingKey } from '../../core/model/settings';
-import type { BackupImportReport } from '../../core/ports';
-import type { CarrelDb, ChunkRow, FileRow } from '../db';
-import { placeImportedRows } from '../message-lines';
+import type { BackupImportReport, StoredFile } from '../../core/ports';
+import type { CarrelDb, ChunkRow, SessionRow } from '../db';
+import { toFileRows } from '../file.store';
+import { invalidateSearchBlocks } from '../search-block-revisions';
+import { describeCycle, findImportedParentCycle, placeImportedRows } from '../message-lines';
 import { toMessageRow } from '../message-rows';
 import type { BackupRecord, BackupRow, BackupTable } from './backup-format';
 import { decodeBase64 } from './base64';
+import { keyOf, type JournaledTable, type UndoRecorder } from './import-journal';
+import { invalidBackup } from './read-backup';
 
 /** Rows written per batch: large enough for few round trips, small enough for bounded memory. */
 const BATCH_ROWS = 500;
@@ -33,22 +39,26 @@ function decide(
 type Batch = { [Table in BackupTable]: { table: Table; rows: BackupRow<Table>[] } }[BackupTable];
 
 /** The characters of a row's bulky parts (blobs, vectors, chunk text), for batch limits. */
-export const measureRecord = (record: BackupRecord): number =>
+const measureRecord = (record: BackupRecord): number =>
   record.table === 'files'
     ? record.row.blobBase64.length
     : record.table === 'chunks'
       ? (record.row.embeddingBase64?.length ?? 0) + record.row.text.length
       : 0;
 
-/** The tables a backup writes, bound to the import's transaction. */
-export type BackupTables = Pick<CarrelDb, BackupTable>;
+/** The tables a backup writes (a file's text and search block apart from it), bound to one batch's transaction. */
+export type BackupTables = Pick<CarrelDb, JournaledTable>;
 
-export function createRowImporter(db: BackupTables, header: { hasApiKeys: boolean }) {
+/** One batch, as the import hands it to a transaction: rows grouped by table, in file order. */
+export type RowBatch = Batch[];
+
+export function createRowImporter(header: { hasApiKeys: boolean }) {
   const report: BackupImportReport = {
     inserted: 0,
     replaced: 0,
     kept: 0,
     providersWithoutKey: [],
+    summariesLeftOut: [],
   };
   const count = (decision: Decision) => {
     report[decision === 'insert' ? 'inserted' : decision === 'replace' ? 'replaced' : 'kept'] += 1;
@@ -61,6 +71,38 @@ export function createRowImporter(db: BackupTables, header: { hasApiKeys: boolea
   const filesWritten = new Set<string>();
   const backupFileIds = new Set<string>();
 
+  /** Writes `rows` into `table`, recording what each key held (`existing`, by key) first. */
+  async function putRecorded<Table extends JournaledTable>(
+    tables: BackupTables,
+    undo: UndoRecorder,
+    table: Table,
+    rows: readonly object[],
+    existing: ReadonlyMap<string, unknown>,
+  ): Promise<void> {
+    for (const row of rows) {
+      const key = keyOf(table, row);
+      undo.record(table, key, existing.get(key));
+    }
+    await (
+      tables[table] as unknown as { bulkPut(rows: readonly object[]): Promise<unknown> }
+    ).bulkPut(rows);
+  }
+
+  const byKey = <Row extends object>(table: JournaledTable, rows: readonly (Row | undefined)[]) =>
+    new Map(rows.flatMap((row) => (row === undefined ? [] : [[keyOf(table, row), row] as const])));
+
+  /** Drops the search blocks of files whose chunks change, recording the blocks as they were. */
+  async function invalidateRecorded(
+    tables: BackupTables,
+    undo: UndoRecorder,
+    files: ReadonlyMap<string, string | null>,
+  ): Promise<void> {
+    if (files.size === 0) return;
+    const current = await tables.searchBlocks.bulkGet([...files.keys()]);
+    [...files.keys()].forEach((fileId, index) => undo.record('searchBlocks', fileId, current[index]));
+    await invalidateSearchBlocks(tables, [...files].map(([fileId, projectId]) => ({ fileId, projectId })));
+  }
+
   const pickNewer = <T extends { updatedAt: number }>(
     rows: readonly T[],
     existing: readonly (T | undefined)[],
@@ -71,9 +113,24 @@ export function createRowImporter(db: BackupTables, header: { hasApiKeys: boolea
       return decision !== 'keep';
     });
 
-  const writers: { [Table in BackupTable]: (rows: BackupRow<Table>[]) => Promise<void> } = {
-    async sessions(rows) {
-      const existingRows = await db.sessions.bulkGet(rows.map((s) => s.id));
+  /** The rows newer than this device's (`existing`, by index), written. */
+  const putNewer = <Row extends { updatedAt: number }>(
+    tables: BackupTables,
+    undo: UndoRecorder,
+    table: BackupTable,
+    rows: readonly Row[],
+    existing: readonly (Row | undefined)[],
+  ) => putRecorded(tables, undo, table, pickNewer(rows, existing), byKey(table, existing));
+
+  type Writer<Table extends BackupTable> = (
+    tables: BackupTables,
+    undo: UndoRecorder,
+    rows: BackupRow<Table>[],
+  ) => Promise<void>;
+
+  const writers: { [Table in BackupTable]: Writer<Table> } = {
+    async sessions(tables, undo, rows) {
+      const existingRows = await tables.sessions.bulkGet(rows.map((s) => s.id));
       const written = rows.flatMap((session, index) => {
         const existing = existingRows[index];
         const decision = decide(existing, session);
@@ -88,25 +145,42 @@ export function createRowImporter(db: BackupTables, header: { hasApiKeys: boolea
         writtenSessions.add(session.id);
         return [{ ...session, version: Math.max(existing.version, session.version) + 1 }];
       });
-      await db.sessions.bulkPut(written);
+      await putRecorded(tables, undo, 'sessions', written, byKey('sessions', existingRows));
     },
-    async messages(rows) {
-      const existingRows = await db.messages.bulkGet(rows.map((m) => m.id));
-      const written = rows.flatMap((message, index) => {
+    async messages(tables, undo, rows) {
+      const existingRows = await tables.messages.bulkGet(rows.map((m) => m.id));
+      const incoming = rows.filter((message, index) => {
         const decision = decide(existingRows[index], message);
         count(decision);
-        if (decision === 'keep') return [];
-        touchedSessions.add(message.sessionId);
-        return [toMessageRow(message)];
+        return decision !== 'keep';
       });
-      await db.messages.bulkPut(await placeImportedRows(db, written));
+      // The file's links are checked whether or not its rows are newer: a cycle makes the file
+      // bad. Every cycle is found once its last message arrives: the walk from that batch's rows
+      // follows the links of the rows written before, so memory holds one batch's links.
+      const cycle = await findImportedParentCycle(
+        tables,
+        new Map(rows.map((message) => [message.id, message.parentId])),
+      );
+      if (cycle !== undefined) throw invalidBackup(describeCycle(cycle));
+      const written = incoming.map((message) => {
+        touchedSessions.add(message.sessionId);
+        return toMessageRow(message);
+      });
+      const placed = await placeImportedRows(tables, written);
+      await putRecorded(tables, undo, 'messages', placed, byKey('messages', existingRows));
     },
-    async projects(rows) {
-      await db.projects.bulkPut(pickNewer(rows, await db.projects.bulkGet(rows.map((p) => p.id))));
+    async projects(tables, undo, rows) {
+      await putNewer(
+        tables,
+        undo,
+        'projects',
+        rows,
+        await tables.projects.bulkGet(rows.map((p) => p.id)),
+      );
     },
-    async files(rows) {
-      const existingRows = await db.files.bulkGet(rows.map((f) => f.id));
-      const written: FileRow[] = [];
+    async files(tables, undo, rows) {
+      const existingRows = await tables.files.bulkGet(rows.map((f) => f.id));
+      const written: StoredFile[] = [];
       rows.forEach(({ blobBase64, blobType, ...file }, index) => {
         backupFileIds.add(file.id);
         const decision = decide(existingRows[index], file);
@@ -116,14 +190,21 @@ export function createRowImporter(db: BackupTables, header: { hasApiKeys: boolea
         written.push({ ...file, blob: new Blob([decodeBase64(blobBase64)], { type: blobType }) });
       });
       // A replaced file's chunks are replaced with it: stale chunks would cite the old text.
-      await db.chunks
+      const staleChunks = await tables.chunks
         .where('fileId')
         .anyOf(written.map((file) => file.id))
-        .delete();
-      await db.files.bulkPut(written);
+        .toArray();
+      for (const chunk of staleChunks) undo.record('chunks', chunk.id, chunk);
+      await tables.chunks.bulkDelete(staleChunks.map((chunk) => chunk.id));
+      // A file's text is stored apart from its row, so listing files reads no text.
+      const split = written.map(toFileRows);
+      const existingTexts = await tables.fileTexts.bulkGet(written.map((file) => file.id));
+      await putRecorded(tables, undo, 'fileTexts', split.map(({ text }) => text), byKey('fileTexts', existingTexts));
+      await putRecorded(tables, undo, 'files', split.map(({ row }) => row), byKey('files', existingRows));
+      await invalidateRecorded(tables, undo, new Map(written.map((file) => [file.id, file.projectId])));
     },
-    async chunks(rows) {
-      const existingRows = await db.chunks.bulkGet(rows.map((c) => c.id));
+    async chunks(tables, undo, rows) {
+      const existingRows = await tables.chunks.bulkGet(rows.map((c) => c.id));
       const written: ChunkRow[] = [];
       rows.forEach(({ embeddingBase64, ...chunk }, index) => {
         const isWanted =
@@ -136,13 +217,20 @@ export function createRowImporter(db: BackupTables, header: { hasApiKeys: boolea
           embedding: embeddingBase64 === null ? null : decodeBase64(embeddingBase64).buffer,
         });
       });
-      await db.chunks.bulkPut(written);
+      await putRecorded(tables, undo, 'chunks', written, byKey('chunks', existingRows));
+      await invalidateRecorded(tables, undo, new Map(written.map((chunk) => [chunk.fileId, chunk.projectId])));
     },
-    async agents(rows) {
-      await db.agents.bulkPut(pickNewer(rows, await db.agents.bulkGet(rows.map((a) => a.id))));
+    async agents(tables, undo, rows) {
+      await putNewer(
+        tables,
+        undo,
+        'agents',
+        rows,
+        await tables.agents.bulkGet(rows.map((a) => a.id)),
+      );
     },
-    async providers(rows) {
-      const existingRows = await db.providers.bulkGet(rows.map((p) => p.id));
+    async providers(tables, undo, rows) {
+      const existingRows = await tables.providers.bulkGet(rows.map((p) => p.id));
       const written = rows.flatMap((provider, index) => {
         const existing = existingRows[index];
         const decision = decide(existing, provider);
@@ -153,81 +241,108 @@ export function createRowImporter(db: BackupTables, header: { hasApiKeys: boolea
         if (merged.isKeyDropped) report.providersWithoutKey.push(provider.name);
         return [merged.provider];
       });
-      await db.providers.bulkPut(written);
+      await putRecorded(tables, undo, 'providers', written, byKey('providers', existingRows));
     },
-    async settings(rows) {
+    async settings(tables, undo, rows) {
       // A setting this version does not know has no schema to pass, so it is left out.
       const known = rows.filter((setting) => isSettingKey(setting.key));
-      await db.settings.bulkPut(
-        pickNewer(known, await db.settings.bulkGet(known.map((s) => s.key))),
+      await putNewer(
+        tables,
+        undo,
+        'settings',
+        known,
+        await tables.settings.bulkGet(known.map((s) => s.key)),
       );
     },
-    async usage(rows) {
-      const existingRows = await db.usage.bulkGet(rows.map((u) => u.id));
-      await db.usage.bulkPut(
-        rows.filter((_record, index) => {
-          const isNew = existingRows[index] === undefined;
-          count(isNew ? 'insert' : 'keep');
-          return isNew;
-        }),
-      );
+    async usage(tables, undo, rows) {
+      const existingRows = await tables.usage.bulkGet(rows.map((u) => u.id));
+      const written = rows.filter((_record, index) => {
+        const isNew = existingRows[index] === undefined;
+        count(isNew ? 'insert' : 'keep');
+        return isNew;
+      });
+      await putRecorded(tables, undo, 'usage', written, new Map());
+    },
+    async summaries(tables, undo, rows) {
+      const existingRows = await tables.summaries.bulkGet(rows.map((s) => s.id));
+      const written = rows.filter((summary, index) => {
+        const existing = existingRows[index];
+        // A summary never changes once written, except that "Undo compaction" marks it.
+        const decision: Decision =
+          existing === undefined
+            ? 'insert'
+            : summary.undoneAt !== undefined && existing.undoneAt === undefined
+              ? 'replace'
+              : 'keep';
+        count(decision);
+        return decision !== 'keep';
+      });
+      await putRecorded(tables, undo, 'summaries', written, byKey('summaries', existingRows));
     },
   };
 
-  let batch: Batch | undefined;
-  let batchChars = 0;
+  /** Rows waiting to be written, one group per table in file order (a few small tables share). */
+  let groups: Batch[] = [];
+  let pendingRows = 0;
+  let pendingChars = 0;
 
-  const flush = async () => {
-    if (batch === undefined) return;
-    const pending = batch;
-    batch = undefined;
-    batchChars = 0;
-    await (writers[pending.table] as (rows: unknown[]) => Promise<void>)(pending.rows);
-  };
-
-  const isFull = (current: Batch, next: BackupRecord): boolean => {
-    if (current.table !== next.table) return true;
+  const isFull = (next: BackupRecord): boolean => {
+    const current = groups[groups.length - 1];
+    if (current === undefined) return false;
     if (current.table === 'messages' && next.table === 'messages') {
       // Flushing between sessions keeps each session's messages in one batch, placed at once.
       const last = current.rows[current.rows.length - 1];
       return (
         current.rows.length >= MAX_MESSAGE_BATCH_ROWS ||
-        (current.rows.length >= BATCH_ROWS && last?.sessionId !== next.row.sessionId)
+        (pendingRows >= BATCH_ROWS && last?.sessionId !== next.row.sessionId)
       );
     }
-    return current.rows.length >= BATCH_ROWS || batchChars >= BATCH_CHARS;
+    return pendingRows >= BATCH_ROWS || pendingChars >= BATCH_CHARS;
   };
 
   return {
-    /** Whether the current batch must be written before `record` joins one. */
-    isFullFor(record: BackupRecord): boolean {
-      return batch !== undefined && isFull(batch, record);
-    },
-    /** Writes the current batch. */
-    flush,
-    /**
-     * Adds a row to the current batch. Synchronous on purpose: Dexie keeps its transaction
-     * across only so many native awaits that touch no table, and a file has millions of rows.
-     */
+    report,
+    /** Whether the pending rows must be written before `record` joins them. */
+    isFullFor: isFull,
+    /** Adds a row to the pending batch. */
     add(record: BackupRecord): void {
-      const current: Batch = batch ?? { table: record.table, rows: [] };
+      const last = groups[groups.length - 1];
+      const current: Batch =
+        last?.table === record.table ? last : ({ table: record.table, rows: [] });
+      if (current !== last) groups.push(current);
       (current.rows as BackupRecord['row'][]).push(record.row);
-      batch = current;
-      batchChars += measureRecord(record);
+      pendingRows += 1;
+      pendingChars += measureRecord(record);
     },
-    /** Writes the last batch and gives sessions whose chats changed a new version. */
-    async finish(): Promise<BackupImportReport> {
-      await flush();
-      for (const id of touchedSessions) {
-        if (writtenSessions.has(id)) continue;
-        await db.sessions
-          .where('id')
-          .equals(id)
-          .modify((session) => {
-            session.version += 1;
-          });
-      }
-      return report;
+    /** Hands the pending batch over to be written (empty when nothing is pending). */
+    take(): RowBatch {
+      const taken = groups;
+      groups = [];
+      pendingRows = 0;
+      pendingChars = 0;
+      return taken;
+    },
+    /** Writes a batch into the caller's transaction, table by table in file order. */
+    async write(tables: BackupTables, undo: UndoRecorder, pending: RowBatch): Promise<void> {
+      for (const group of pending)
+        await (writers[group.table] as Writer<BackupTable>)(tables, undo, group.rows);
+    },
+    /** Sessions whose chats changed here but whose rows were not written from the backup. */
+    sessionsToBump(): string[] {
+      return [...touchedSessions].filter((id) => !writtenSessions.has(id));
+    },
+    /** Gives each of those sessions a new version, so no cache serves its chain stale. */
+    async bumpVersions(tables: BackupTables, undo: UndoRecorder, ids: string[]): Promise<void> {
+      const rows = (await tables.sessions.bulkGet(ids)).filter(
+        (row): row is SessionRow => row !== undefined,
+      );
+      await putRecorded(
+        tables,
+        undo,
+        'sessions',
+        rows.map((row) => ({ ...row, version: row.version + 1 })),
+        byKey('sessions', rows),
+      );
     },
   };
 }

@@ -10,7 +10,7 @@ import {
 } from '../../core/model';
 import { backupSettingSchema } from '../backup/backup-format';
 import { chunkMetadataSchema } from '../chunk.store';
-import { fileMetadataSchema } from '../file.store';
+import { fileMetadataSchema, fileTextSchema } from '../file.store';
 import type { UnplacedMessageRow } from '../message-lines';
 import { toMessageRow } from '../message-rows';
 import { describeIssues } from '../parse-row';
@@ -23,6 +23,7 @@ const ROW_SCHEMAS = {
   providers: providerConfigSchema,
   settings: backupSettingSchema,
   files: fileMetadataSchema,
+  fileTexts: fileTextSchema,
   chunks: chunkMetadataSchema.omit({ embeddingModel: true }),
   messages: chatMessageSimpleSchema,
   summaries: chatSummarySchema,

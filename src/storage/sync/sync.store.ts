@@ -9,6 +9,7 @@ import { readStampTime, type RecordVersion } from '../../core/sync/record-versio
 import type { CarrelDb, MessageRow } from '../db';
 import { guardStorage } from '../guard';
 import { placeImportedRows, type UnplacedMessageRow } from '../message-lines';
+import { invalidateSearchBlocks } from '../search-block-revisions';
 import { CLOCK_KEY, DEVICE_KEY, markApplyingRemote, type SyncRecordRow } from './change-tracking';
 import { toIncomingRow } from './incoming-row';
 import type { SyncHistoryRow } from './record-existing';
@@ -88,6 +89,12 @@ export interface SyncStore {
   readLocalVersions(keys: readonly string[]): Promise<Map<string, LocalVersion>>;
   applyIncoming(resolutions: readonly IncomingResolution[], mergedAt: number): Promise<ApplyReport>;
   listHistory(recordKey: string): Promise<SyncHistoryRow[]>;
+  /**
+   * Whether a backup import is under way (in any tab). Sync waits for it: what the import writes
+   * may still be undone, and an undo puts back rows as they were before it, which would overwrite
+   * anything pulled meanwhile.
+   */
+  isImportUnderway(): Promise<boolean>;
   /**
    * Before a (new) server: every record pending again, server ids forgotten (they depend on the
    * database's key), so the server gets whatever it lacks; `_revs_diff` skips what it has.
@@ -228,10 +235,16 @@ export function createSyncStore(db: CarrelDb): SyncStore {
 
     applyIncoming: (resolutions, mergedAt) =>
       guardStorage(db, () =>
-        db.transaction('rw', allSyncTables(db), async (tx) => {
+        db.transaction('rw', [...allSyncTables(db), db.searchBlocks], async (tx) => {
           markApplyingRemote(tx.idbtrans);
           const report: ApplyReport = { applied: 0, stale: [], invalid: [] };
           const touchedSessions = new Set<string>();
+          // Files whose chunks changed: their search blocks are rebuilt, as after a local write.
+          const touchedFiles = new Map<string, string | null>();
+          const touchFile = (row: Record<string, unknown> | undefined) => {
+            if (typeof row?.fileId !== 'string') return;
+            touchedFiles.set(row.fileId, typeof row.projectId === 'string' ? row.projectId : null);
+          };
           const messages: UnplacedMessageRow[] = [];
           const accepted: IncomingResolution[] = [];
           for (const resolution of resolutions) {
@@ -245,6 +258,7 @@ export function createSyncStore(db: CarrelDb): SyncStore {
             if (resolution.version.isDeleted) {
               if (resolution.table === 'messages' && typeof existing?.sessionId === 'string')
                 touchedSessions.add(existing.sessionId);
+              if (resolution.table === 'chunks') touchFile(existing);
               await table.delete(resolution.id);
             } else {
               const row = toIncomingRow(resolution.table, resolution.version.body, existing);
@@ -263,6 +277,7 @@ export function createSyncStore(db: CarrelDb): SyncStore {
                 messages.push(message);
                 touchedSessions.add(message.sessionId);
               } else {
+                if (resolution.table === 'chunks') touchFile(row.value);
                 await table.put(row.value);
               }
             }
@@ -272,6 +287,10 @@ export function createSyncStore(db: CarrelDb): SyncStore {
             const placed: MessageRow[] = await placeImportedRows(db, messages);
             await db.messages.bulkPut(placed);
           }
+          await invalidateSearchBlocks(
+            db,
+            [...touchedFiles].map(([fileId, projectId]) => ({ fileId, projectId })),
+          );
           for (const sessionId of touchedSessions) {
             await db.sessions
               .where('id')
@@ -331,6 +350,8 @@ export function createSyncStore(db: CarrelDb): SyncStore {
           delete record.docId;
         });
       }),
+
+    isImportUnderway: () => guardStorage(db, async () => (await db.imports.count()) > 0),
 
     listHistory: (recordKey) =>
       guardStorage(db, () => db.syncHistory.where('recordKey').equals(recordKey).toArray()),

@@ -5,15 +5,26 @@
  * syncs (search works at once), its vector is recomputed on each device by the project's
  * embedding run, since vectors are large, depend on the model each device chose, and follow
  * from the text.
+ *
+ * Tables left out on purpose: `searchBlocks` is an index derived from the chunks (each device
+ * rebuilds it when a file's chunks change, synced or not); `imports` and `importUndo` are this
+ * device's journal of a backup import under way (what the import writes syncs as ordinary
+ * changes once it commits, and an undo is recorded as the changes that put rows back);
+ * `syncRecords`, `syncState` and `syncHistory` are sync's own bookkeeping.
  */
 
-/** In the order a push sends them: what a session points at arrives before the session. */
+/**
+ * Every synced table, in the order a push sends them: what a session points at arrives before
+ * the session. Adding a table to sync is one line here (and its row schema in incoming-row.ts).
+ */
 export const SYNCED_TABLES = [
   'projects',
   'agents',
   'providers',
   'settings',
   'files',
+  // A file's extracted text and page map: what the file means to search and to the model.
+  'fileTexts',
   'chunks',
   'messages',
   'summaries',

@@ -11,7 +11,7 @@ import type { Tool } from '../../core/agent/tools/tool';
 import { renderNumberedDocuments } from '../../core/context';
 import type { ProviderConfig, SessionId } from '../../core/model';
 import type { Clock, ConfirmationPort, Embedder, Ids, LlmClient, Scheduler, SettingsStore, TokenCounter } from '../../core/ports';
-import { resolveModelInfo } from '../../llm/model-catalog';
+import { resolveModelInfo } from '../../core/model/model-catalog';
 import type { CarrelDb } from '../../storage/db';
 import { createSessionCache, createStores } from '../../storage';
 import { watchTableWrites } from '../../storage/watch-writes';
@@ -76,6 +76,7 @@ export function createAgentHost(host: AgentHostDeps): AgentWorkerApi {
   const projectFiles = createProjectFiles({
     files: stores.files,
     chunks: stores.chunks,
+    searchBlocks: stores.searchBlocks,
     loadEmbedder: host.loadQueryEmbedder ?? (() => Promise.resolve(null)),
     // Keeps each project's index between searches until its files or chunks change.
     watchWrites: (onWrite) => watchTableWrites(host.db, ['files', 'chunks'], onWrite),
@@ -93,7 +94,7 @@ export function createAgentHost(host: AgentHostDeps): AgentWorkerApi {
     loadCalibration: () => loadTokenCalibration(settings),
     async loadTools(confirmation, signal) {
       const kit = host.loadTurnTools ? await host.loadTurnTools({ settings, confirmation }, signal) : undefined;
-      return { toolsFor: (scope) => kit?.createTools(scope) ?? [] };
+      return { toolsFor: (scope) => kit?.createTools(scope) ?? [], warnings: kit?.warnings ?? [] };
     },
     ...(host.tools ? { baseTools: host.tools } : {}),
   };

@@ -1,6 +1,6 @@
 /// <reference lib="webworker" />
 // First: configures zod for the strict CSP and logs violations.
-import '../../pwa/strict-csp';
+import '../../boot/strict-csp';
 import { wrap, type Remote } from 'comlink';
 import { createTokenCounter } from '../../core/tokens';
 import { createLlmClient } from '../../llm';

@@ -2,7 +2,7 @@ import { compactChat, chooseSummariserRef, undoCompaction } from '../../core/age
 import { createDefaultAgent } from '../../core/agent/default-agent';
 import { modelRefSchema, type ChatSummary, type ModelRef, type SessionId } from '../../core/model';
 import type { AgentStore, Clock, Ids, LlmClient, ProviderStore, SessionStore, SettingsStore, SummaryStore, TokenCounter } from '../../core/ports';
-import { resolveModelInfo } from '../../llm/model-catalog';
+import { resolveModelInfo } from '../../core/model/model-catalog';
 import type { DexieMessageStore } from '../../storage/message.store';
 
 /** The setting holding the model the person picked for summaries (absent: built-in, else the chat's). */

@@ -64,7 +64,7 @@ export async function embedProjectChunks(
   onProgress: (progress: ChunkEmbeddingProgress) => void,
   signal: AbortSignal,
 ): Promise<{ embedded: number; total: number }> {
-  const files = (await stores.files.listByProject(projectId)).filter(
+  const files = (await stores.files.listInfoByProject(projectId)).filter(
     (file) => file.status === 'ready',
   );
   let embedded = 0;

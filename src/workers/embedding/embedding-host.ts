@@ -1,7 +1,7 @@
 import type { FileId, ProjectId } from '../../core/model';
 import type { ChunkStore, Embedder, FileStore } from '../../core/ports';
 import type { WorkerError } from '../protocol';
-import { embedFileChunks, embedProjectChunks, needsEmbedding } from './embed-chunks';
+import { embedFileChunks, embedProjectChunks } from './embed-chunks';
 import type { EmbeddingProgressListener, EmbeddingWorkerApi, ModelLoadProgress } from './embedding.api';
 import {
   embeddingModelKey,
@@ -121,12 +121,8 @@ export function createEmbeddingHost(deps: EmbeddingHostDeps): EmbeddingWorkerApi
       }
     },
     async countEmbedded(projectId, settings) {
-      const key = embeddingModelKey(settings);
-      const chunks = await deps.chunks.listByProject(projectId as ProjectId);
-      return {
-        embedded: chunks.filter((chunk) => !needsEmbedding(chunk, key)).length,
-        total: chunks.length,
-      };
+      // Counted by index: a large project's chunks and vectors are never read for a number.
+      return deps.chunks.countByProject(projectId as ProjectId, embeddingModelKey(settings));
     },
     async isModelAvailable(settings) {
       if (settings.canDownload && settings.source.kind === 'hub') return true;

@@ -1,6 +1,6 @@
 /// <reference lib="webworker" />
 // First: zod without its eval probe, and CSP violations logged where tests can see them.
-import '../../pwa/strict-csp';
+import '../../boot/strict-csp';
 import { createStores, openCarrelDb } from '../../storage';
 import { lazyHost, serve, WORKER_CLOCK, WORKER_IDS } from '../protocol';
 import { EMBEDDING_CALLS, type EmbeddingWorkerApi } from './embedding.api';

@@ -3,37 +3,46 @@
  * an embedder is available and vectors of its model exist, by cosine similarity (core/rag).
  * Without a model, or before embeddings exist, it answers with BM25 alone and says so.
  *
- * Reading a large project and indexing it costs far more than a query, so with `watchWrites`
- * the built index is kept for the most recent projects and dropped on any write to files or
- * chunks (ingest, embedding, deletion, backup import: in any tab or worker). Without it, every
- * search reads and indexes the project afresh.
+ * The index is joined from each file's stored search block (keyword counts and packed vectors,
+ * core/rag/search-block.ts); a file whose block is missing, stale or unreadable has it rebuilt
+ * from its chunks and stored, so opening a large project reads packed arrays instead of
+ * tokenizing every chunk again. Memory holds what ranking needs (ids, locations, postings,
+ * vectors); the text of the hits is read when they are returned. With `watchWrites` the joined
+ * index is kept for the most recent projects and dropped on any write to files or chunks
+ * (ingest, embedding, deletion, backup import: in any tab or worker). Without it, every search
+ * joins the blocks afresh.
  */
 import type { FileId, ProjectId } from '../../core/model';
 import type {
   ChunkStore,
   Embedder,
+  FileInfo,
+  FileSearchBlock,
   FileStore,
   KeywordOnlyReason,
   ProjectSearch,
   ProjectSearchHit,
-  StoredFile,
+  SearchBlockStore,
 } from '../../core/ports';
 import {
-  createHybridRetriever,
+  buildFileSearchBlock,
+  createRetrieverFromBlocks,
   DEFAULT_TOP_K,
+  hasAnyVector,
+  isSearchBlockUsable,
   PER_FILE_CAP,
-  type HybridRetriever,
-  type RetrievalChunk,
+  type BlockRetriever,
 } from '../../core/rag';
 
 /** From this many chunks the vectors are held as 8-bit rows (384 floats × 20,000 = 30 MB). */
 export const INT8_FROM_CHUNKS = 20_000;
-/** Indexes kept at once: a large project's chunks and vectors take hundreds of MB. */
+/** Indexes kept at once: a large project's postings and vectors take tens of MB. */
 export const CACHED_PROJECTS = 2;
 
 export interface ProjectSearchDeps {
   files: FileStore;
   chunks: ChunkStore;
+  searchBlocks: SearchBlockStore;
   /** The current embedder, or null when no model is chosen or it could not load. */
   loadEmbedder(): Promise<Embedder | null>;
   topK?: number;
@@ -45,53 +54,61 @@ export interface ProjectSearchDeps {
   watchWrites?: (onWrite: () => void) => () => void;
 }
 
-type SearchableChunk = RetrievalChunk & { file: StoredFile; location: string };
-
 /** One project's index, for one embedding model (or none). */
-interface ProjectIndex {
+interface ProjectIndex extends BlockRetriever {
   modelId: string | null;
-  /** Passages with their file still in the project. */
-  chunkCount: number;
-  /** Some chunk has a vector (of any model): only then is a model worth loading. */
-  hasAnyVector: boolean;
-  retriever: HybridRetriever<SearchableChunk>;
+  /** The project's files by id: a hit names its file. */
+  files: Map<FileId, FileInfo>;
 }
+
+const byFileId = (a: FileInfo, b: FileInfo) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
 export function createProjectSearch(deps: ProjectSearchDeps): ProjectSearch {
   const cache = createIndexCache(deps.watchWrites);
 
+  /** Every file's block, in file id order (the order the chunks are indexed in). */
+  async function loadBlocks(files: readonly FileInfo[], projectId: ProjectId): Promise<FileSearchBlock[]> {
+    const stored = await deps.searchBlocks.listByProject(projectId);
+    const blocks: FileSearchBlock[] = [];
+    for (const file of files) {
+      const block = stored.get(file.id);
+      blocks.push(
+        block !== undefined && isSearchBlockUsable(block, file) ? block : await rebuildBlock(file),
+      );
+    }
+    return blocks;
+  }
+
+  async function rebuildBlock(file: FileInfo): Promise<FileSearchBlock> {
+    const { revision, chunks } = await deps.searchBlocks.readChunks(file.id);
+    const block = buildFileSearchBlock(file, chunks);
+    // Refused when the chunks changed meanwhile: this search still uses what it read.
+    await deps.searchBlocks.put(block, revision);
+    return block;
+  }
+
   async function buildIndex(projectId: ProjectId): Promise<ProjectIndex> {
-    const [files, chunks] = await Promise.all([
-      deps.files.listByProject(projectId),
-      deps.chunks.listByProject(projectId),
-    ]);
-    const fileById = new Map<FileId, StoredFile>(files.map((file) => [file.id, file]));
-    const searchable = chunks.flatMap((chunk): SearchableChunk[] => {
-      const file = fileById.get(chunk.fileId);
-      if (file === undefined) return [];
-      return [
-        {
-          id: chunk.id,
-          fileId: chunk.fileId,
-          title: file.name,
-          text: chunk.text,
-          embedding: chunk.embedding,
-          embeddingModel: chunk.embeddingModel,
-          location: chunk.location ?? '',
-          file,
-        },
-      ];
-    });
+    const files = (await deps.files.listInfoByProject(projectId)).sort(byFileId);
+    const fileById = new Map(files.map((file) => [file.id, file]));
+    let blocks = await loadBlocks(files, projectId);
     // Loading a model is costly: only when some chunk has a vector to compare against.
-    const hasAnyVector = searchable.some((chunk) => chunk.embedding !== null);
-    const embedder = hasAnyVector ? await loadEmbedderOrNull() : null;
+    const embedder = hasAnyVector(blocks) ? await loadEmbedderOrNull() : null;
     const modelId = embedder?.modelId ?? null;
-    const retriever = createHybridRetriever(searchable, modelId, {
-      isInt8: searchable.length >= INT8_FROM_CHUNKS,
-    });
-    // The retriever's matrix holds the vectors now; a cached index need not keep them twice.
-    for (const chunk of searchable) chunk.embedding = null;
-    return { modelId, chunkCount: searchable.length, hasAnyVector, retriever };
+    const build = () =>
+      createRetrieverFromBlocks(blocks, modelId, {
+        isInt8: blocks.reduce((total, block) => total + block.chunkIds.length, 0) >= INT8_FROM_CHUNKS,
+      });
+    let index: BlockRetriever;
+    try {
+      index = build();
+    } catch {
+      // Blocks that check out one by one can still disagree (a chunk id in two files' blocks,
+      // left by a write no revision saw): rebuilt from the chunks, they cannot.
+      blocks = [];
+      for (const file of files) blocks.push(await rebuildBlock(file));
+      index = build();
+    }
+    return { ...index, modelId, files: fileById };
   }
 
   async function loadEmbedderOrNull(): Promise<Embedder | null> {
@@ -116,17 +133,26 @@ export function createProjectSearch(deps: ProjectSearchDeps): ProjectSearch {
         topK: deps.topK ?? DEFAULT_TOP_K,
         perFileCap: deps.perFileCap ?? PER_FILE_CAP,
       });
+      const stored = await deps.chunks.getMany(result.hits.map(({ chunk }) => chunk.id));
       return {
         mode: result.mode,
         keywordOnlyReason: result.mode === 'hybrid' ? null : explainKeywordOnly(index, embedder),
-        hits: result.hits.map(({ chunk, score }): ProjectSearchHit => ({
-          fileId: chunk.file.id,
-          fileName: chunk.file.name,
-          mimeType: chunk.file.mimeType,
-          text: chunk.text,
-          location: chunk.location,
-          score,
-        })),
+        // A hit whose chunk or file went since the index was built is left out.
+        hits: result.hits.flatMap(({ chunk, score }, at): ProjectSearchHit[] => {
+          const file = index.files.get(chunk.fileId);
+          const text = stored[at]?.text;
+          if (file === undefined || text === undefined) return [];
+          return [
+            {
+              fileId: file.id,
+              fileName: file.name,
+              mimeType: file.mimeType,
+              text,
+              location: chunk.location,
+              score,
+            },
+          ];
+        }),
       };
     },
   };

@@ -9,7 +9,7 @@ import {
   type PreTrainedModel,
   type PreTrainedTokenizer,
 } from '@huggingface/transformers';
-import { describeLocalModel } from '../../llm/local-models';
+import { describeLocalModel } from '../../core/model/local-models';
 import { chooseWasmThreadCount, type OrtWasmPaths } from '../embedding/transformers-embedder';
 import { describeGenerationRuntime, type GenerationDevice } from './generation-device';
 import type {

@@ -1,6 +1,6 @@
 /// <reference lib="webworker" />
 // First: zod without its eval probe, and CSP violations logged where tests can see them.
-import '../../pwa/strict-csp';
+import '../../boot/strict-csp';
 import { ORT_WASM_PATHS } from '../embedding/ort-wasm-paths';
 import { lazyHost, serve } from '../protocol';
 import { GENERATION_CALLS, type GenerationHostApi, type GenerationWorkerApi } from './generation.api';

@@ -2,7 +2,7 @@ import { proxy, type Remote } from 'comlink';
 import type { LlmError, LlmEvent, ModelInfo } from '../../core/model';
 import type { LlmClient, LlmRequest } from '../../core/ports';
 import { toChatTemplateMessages, toChatTemplateTools } from '../../llm/local-chat-messages';
-import { listLocalModels, toLocalModelInfo } from '../../llm/local-models';
+import { listLocalModels, toLocalModelInfo } from '../../core/model/local-models';
 import { chooseGenerationDevice } from './generation-device';
 import { createToolCallExtractor } from '../../llm/tool-call-parser';
 import type { GenerationWorkerApi, LocalGenerationResult, WorkerResult } from './generation.api';

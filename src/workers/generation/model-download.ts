@@ -11,7 +11,7 @@
  */
 import type { ModelFile } from '../embedding/embedding.api';
 import { importModelFiles, TRANSFORMERS_CACHE_NAME } from '../embedding/model-cache';
-import { describeLocalModel } from '../../llm/local-models';
+import { describeLocalModel } from '../../core/model/local-models';
 import type { DownloadProgress, LocalModelRef, PartialDownload } from './generation.api';
 
 export const PART_BYTES = 16 * 1024 * 1024;

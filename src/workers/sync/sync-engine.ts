@@ -187,6 +187,11 @@ export function createSyncEngine(deps: SyncEngineDeps): SyncEngine {
     active: Connection,
     longpoll?: { ms: number; signal: AbortSignal },
   ): Promise<void> {
+    if (await deps.store.isImportUnderway())
+      throw new SyncError(
+        'import_underway',
+        'A backup import is under way; sync resumes once it is done.',
+      );
     const replication = context(active);
     const onProgress = (progress: ReplicationProgress) => publish({ progress });
     if (longpoll === undefined) {
@@ -234,6 +239,12 @@ export function createSyncEngine(deps: SyncEngineDeps): SyncEngine {
         }
       } catch (error) {
         if (signal.aborted) return;
+        if (isSyncError(error) && error.code === 'import_underway') {
+          // Not a failure: look again shortly, without backing off.
+          publish({ state: 'waiting_for_import', error: null, progress: null });
+          await sleep(FIRST_RETRY_MS, signal);
+          continue;
+        }
         const isOffline = isSyncError(error) && error.code === 'offline';
         publish({
           state: isOffline ? 'offline' : 'error',
@@ -351,8 +362,13 @@ export function createSyncEngine(deps: SyncEngineDeps): SyncEngine {
       try {
         await exclusive(() => cycle(active));
       } catch (error) {
+        const isWaiting = isSyncError(error) && error.code === 'import_underway';
         publish({
-          state: isSyncError(error) && error.code === 'offline' ? 'offline' : 'error',
+          state: isWaiting
+            ? 'waiting_for_import'
+            : isSyncError(error) && error.code === 'offline'
+              ? 'offline'
+              : 'error',
           error: errorInWords(error),
           progress: null,
         });

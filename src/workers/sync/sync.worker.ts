@@ -1,6 +1,6 @@
 /// <reference lib="webworker" />
 // First: zod without its eval probe, and CSP violations logged where tests can see them.
-import '../../pwa/strict-csp';
+import '../../boot/strict-csp';
 import { openCarrelDb } from '../../storage';
 import { createSyncStore } from '../../storage/sync/sync.store';
 import { SYNCED_TABLES } from '../../storage/sync/synced-tables';

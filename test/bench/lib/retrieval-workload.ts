@@ -1,11 +1,16 @@
+import MiniSearch from 'minisearch';
+import SearchableMap from 'minisearch/SearchableMap';
 import {
   CANDIDATES_PER_RANKING,
   createHybridRetriever,
   createKeywordIndex,
   createVectorIndex,
+  measureFuzzyDistance,
+  normalizeTerm,
   type RetrievalChunk,
   type VectorScan,
 } from '../../../src/core/rag';
+import { createTermDictionary } from '../../../src/core/rag/term-dictionary';
 import { createRandom, summarizeSamples, type Spread } from './stats';
 import { createZipfProseSource } from './synthetic-text';
 
@@ -89,6 +94,13 @@ export interface RetrievalFigures {
   hybrid: Spread;
   /** The keyword half timed alone, to show where the time goes (skipped when not asked for). */
   keyword: Spread | null;
+  /**
+   * The fuzzy lookups of one query's terms (those long enough, at the keyword index's distance) in Carrel's term dictionary and in MiniSearch's radix tree, which it replaced;
+   * null with `keyword`.
+   */
+  fuzzyLookup: { dictionary: Spread; radixTree: Spread } | null;
+  /** Vector index builds: the SIMD index (rows in wasm memory) and the JavaScript loop's. */
+  vectorBuild: { simd: number; js: number };
   /** The scan the index chose here (WebAssembly SIMD where the engine validates it). */
   scan: VectorScan;
   vectorFloat32: Spread;
@@ -136,23 +148,29 @@ export function measureRetrieval(
 
   // A second BM25 index costs seconds at 100k chunks; the breakdown is asked for at 10k only.
   let keyword: Spread | null = null;
+  let fuzzyLookup: RetrievalFigures['fuzzyLookup'] = null;
   if (shouldTimeKeywordsAlone) {
     const keywords = createKeywordIndex(chunks.map(({ id, text, title }) => ({ id, text, title })));
     keyword = timeQueries(
       (index) => keywords.search(queryAt(index).text, CANDIDATES_PER_RANKING),
       queryCount,
     );
+    fuzzyLookup = timeFuzzyLookups(chunks, queries);
   }
   const entries = chunks.map((chunk) => ({
     id: chunk.id,
     vector: chunk.embedding as Float32Array,
   }));
+  const simdBuildStart = performance.now();
   const floatVectors = createVectorIndex(entries);
+  const simdBuildMs = performance.now() - simdBuildStart;
   const vectorFloat32 = timeQueries(
     (index) => floatVectors.search(queryAt(index).vector, CANDIDATES_PER_RANKING),
     queryCount,
   );
+  const jsBuildStart = performance.now();
   const jsVectors = createVectorIndex(entries, { useSimd: false });
+  const jsBuildMs = performance.now() - jsBuildStart;
   const vectorFloat32Js = timeQueries(
     (index) => jsVectors.search(queryAt(index).vector, CANDIDATES_PER_RANKING),
     queryCount,
@@ -174,6 +192,8 @@ export function measureRetrieval(
     buildMs,
     hybrid,
     keyword,
+    fuzzyLookup,
+    vectorBuild: { simd: simdBuildMs, js: jsBuildMs },
     scan: floatVectors.scan,
     vectorFloat32,
     vectorFloat32Js,
@@ -182,4 +202,40 @@ export function measureRetrieval(
     float32Bytes: floatVectors.matrixBytes,
     int8Bytes: int8Vectors.matrixBytes,
   };
+}
+
+const tokenize = MiniSearch.getDefault('tokenize') as (text: string) => string[];
+
+/** Times each query's fuzzy lookups in the term dictionary and in MiniSearch's radix tree. */
+function timeFuzzyLookups(
+  chunks: readonly RetrievalChunk[],
+  queries: Corpus['queries'],
+): { dictionary: Spread; radixTree: Spread } {
+  const terms = new Set<string>();
+  for (const chunk of chunks) {
+    for (const token of tokenize(`${chunk.text} ${chunk.title}`)) {
+      const term = normalizeTerm(token);
+      if (term !== null) terms.add(term);
+    }
+  }
+  const dictionary = createTermDictionary([...terms]);
+  const tree = new SearchableMap<number>();
+  [...terms].forEach((term, termId) => tree.set(term, termId));
+  const queryTerms = queries.map((query) =>
+    tokenize(query.text).flatMap((token) => {
+      const term = normalizeTerm(token);
+      return term !== null && measureFuzzyDistance(term) > 0 ? [term] : [];
+    }),
+  );
+  let found = 0;
+  const dictionaryTimes = timeQueries((index) => {
+    for (const term of queryTerms[index % queryTerms.length] ?? [])
+      dictionary.forEachWithin(term, measureFuzzyDistance(term), () => found++);
+  }, queries.length);
+  const radixTreeTimes = timeQueries((index) => {
+    for (const term of queryTerms[index % queryTerms.length] ?? [])
+      found += tree.fuzzyGet(term, measureFuzzyDistance(term)).size;
+  }, queries.length);
+  if (found === 0) throw new Error('No fuzzy matches: the workload does not exercise the lookup');
+  return { dictionary: dictionaryTimes, radixTree: radixTreeTimes };
 }

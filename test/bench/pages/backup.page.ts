@@ -5,7 +5,7 @@ import {
   type Session,
 } from '../../../src/core/model';
 // As in the app's entry points: zod runs jitless under the strict CSP, so parse costs match.
-import '../../../src/pwa/strict-csp';
+import '../../../src/boot/strict-csp';
 import { createStores, openCarrelDb, type CarrelDb } from '../../../src/storage';
 import type { ChunkRow, FileRow, MessageRow } from '../../../src/storage/db';
 import { placeRows } from '../../../src/storage/message-lines';

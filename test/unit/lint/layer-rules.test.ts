@@ -42,8 +42,24 @@ describe('layer rules', () => {
 
   it('refuses Dexie in the UI layers but allows it in storage/', async () => {
     const source = "import { Dexie } from 'dexie';\nexport const x = Dexie;\n";
-    expect(await restrictedImportMessages(source, 'src/state/sessions.svelte.ts')).not.toHaveLength(0);
+    expect(await restrictedImportMessages(source, 'src/state/chat/sessions.svelte.ts')).not.toHaveLength(0);
     expect(await restrictedImportMessages(source, 'src/storage/db.ts')).toHaveLength(0);
+  }, 60_000);
+
+  it('keeps the UI away from provider code and from storage internals', async () => {
+    const state = 'src/state/settings/providers.svelte.ts';
+    const fromLlm = "import { createLlmClient } from '../../llm/llm-client';\nexport const x = createLlmClient;\n";
+    expect(await restrictedImportMessages(fromLlm, state)).not.toHaveLength(0);
+    const fromInternals = "import { openCarrelDb } from '../../storage/db';\nexport const x = openCarrelDb;\n";
+    expect(await restrictedImportMessages(fromInternals, state)).not.toHaveLength(0);
+    const fromIndex = "import { estimateStorage } from '../../storage';\nimport { PROVIDER_PRESETS } from '../../core/model/provider-presets';\nexport const x = [estimateStorage, PROVIDER_PRESETS];\n";
+    expect(await restrictedImportMessages(fromIndex, state)).toHaveLength(0);
+  }, 60_000);
+
+  it('keeps workers away from the PWA shell', async () => {
+    const source = "import { startPwa } from '../../pwa/start-pwa';\nexport const x = startPwa;\n";
+    expect(await restrictedImportMessages(source, 'src/workers/agent/agent.worker.ts')).not.toHaveLength(0);
+    expect(await restrictedImportMessages("import '../../boot/strict-csp';\n", 'src/workers/agent/agent.worker.ts')).toHaveLength(0);
   }, 60_000);
 
   it('lets core/ import zod and other core modules', async () => {

@@ -199,6 +199,21 @@ describe('Anthropic prompt caching in the request body', () => {
     });
     expect(JSON.stringify(body)).not.toContain('cache_control');
   });
+
+  it("sends the chat's cache key to OpenAI, on both of its APIs, so a chat's turns reach the machine holding its prefix", async () => {
+    const chat = await sendAndReadBody('openai-chat', { modelId: 'gpt-4.1', messages: conversation, cacheKey: 'session-42' });
+    expect(chat.prompt_cache_key).toBe('session-42');
+    const responses = await sendAndReadBody('openai-responses', { modelId: 'gpt-5-mini', messages: conversation, cacheKey: 'session-42' });
+    expect(responses.prompt_cache_key).toBe('session-42');
+  });
+
+  it('sends no cache key to providers that do not route by one', async () => {
+    const models = { anthropic: 'claude-sonnet-4-5', google: 'gemini-2.5-flash', 'openai-compatible': 'grok-4' } as const;
+    for (const [wire, modelId] of Object.entries(models) as Array<[keyof typeof models, string]>) {
+      const body = await sendAndReadBody(wire, { modelId, messages: HELLO, cacheKey: 'session-42' });
+      expect(JSON.stringify(body), wire).not.toContain('session-42');
+    }
+  });
 });
 
 describe('fitThinkingBudget', () => {

@@ -4,7 +4,7 @@ import { PROVIDER_FIXTURES_DIR } from '../../mock-llm/fixtures';
 import { asProviderId, readOrigin } from '../../../src/core/model';
 import type { LlmEvent, ProviderConfig, ProviderPreset } from '../../../src/core/model';
 import type { LlmRequest } from '../../../src/core/ports';
-import { PROVIDER_PRESETS } from '../../../src/llm/provider-presets';
+import { PROVIDER_PRESETS } from '../../../src/core/model/provider-presets';
 
 /** Helpers for replaying recorded provider streams through the real client with a stub fetch. */
 

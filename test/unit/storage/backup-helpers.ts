@@ -13,6 +13,8 @@ export interface DatabaseDump {
 export async function dumpDatabase(db: CarrelDb): Promise<DatabaseDump> {
   const dump: DatabaseDump = {};
   for (const table of db.tables.filter((table) => !DEVICE_TABLES.has(table.name))) {
+    // Search blocks are derived from the chunks and rebuilt from them; backups leave them out.
+    if (table.name === 'searchBlocks') continue;
     const rows: unknown[] = await table.toArray();
     dump[table.name] = await Promise.all(
       rows.map(async (row) => {
@@ -48,6 +50,7 @@ const TABLES = [
   'providers',
   'settings',
   'usage',
+  'summaries',
 ] as const;
 
 /** A version 2 backup file's header and rows, table by table, as plain JSON. */

@@ -258,6 +258,55 @@ describe("backup import checks what it would write with the app's own schemas", 
     expect(await dumpDatabase(target)).toEqual(before);
   });
 
+  it('imports a summary whose chat and messages come with it, and leaves out, saying why, one whose do not', async () => {
+    const summary = (id: string, sessionId: string, coveredIds: string[]) => ({
+      id,
+      sessionId,
+      lastMessageId: coveredIds[coveredIds.length - 1],
+      coveredIds,
+      previousSummaryId: null,
+      text: `Summary ${id}`,
+      tokenCount: 2,
+      model: { providerId: 'openai', modelId: 'small' },
+      createdAt: 1,
+    });
+    const text = await exportWith((backup) => {
+      backup.summaries = [
+        summary('kept', 's1', ['u1', 'a1']),
+        summary('no-chat', 'elsewhere', ['u1']),
+        summary('no-message', 's1', ['u1', 'deleted-answer']),
+      ];
+    });
+    const target = await openTestDb();
+
+    const report = await importText(target, text);
+
+    expect((await target.summaries.toArray()).map((row) => row.id)).toEqual(['kept']);
+    expect(report.summariesLeftOut).toEqual([
+      'summary "no-chat": its chat "elsewhere" is not in the backup.',
+      'summary "no-message": message "deleted-answer" it stands for is not in the backup\'s chat.',
+    ]);
+  });
+
+  it('refuses a summary the summary store could never have saved', async () => {
+    const text = await exportWith((backup) => {
+      backup.summaries = [
+        {
+          id: 'empty',
+          sessionId: 's1',
+          lastMessageId: 'a1',
+          coveredIds: [],
+          previousSummaryId: null,
+          text: 'x',
+          tokenCount: 1,
+          model: { providerId: 'openai', modelId: 'small' },
+          createdAt: 1,
+        },
+      ];
+    });
+    await expectRefused(text, /"summaries\.0\.coveredIds" \(id empty\)/);
+  });
+
   it('imports registered settings and leaves out keys this version does not know', async () => {
     const text = await exportWith((backup) => {
       backup.settings = [

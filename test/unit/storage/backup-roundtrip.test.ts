@@ -18,6 +18,7 @@ import { createProjectStore } from '../../../src/storage/project.store';
 import { createProviderStore } from '../../../src/storage/provider.store';
 import { createSessionStore } from '../../../src/storage/session.store';
 import { createSettingsStore } from '../../../src/storage/settings.store';
+import { createSummaryStore } from '../../../src/storage/summary.store';
 import { createUsageStore } from '../../../src/storage/usage.store';
 import { dumpDatabase, wipeDatabase } from './backup-helpers';
 import {
@@ -41,6 +42,15 @@ const sessionArbitrary = fc.record({
     fc.integer({ min: 20, max: 40 }).map((length) => Array<number>(length).fill(0)),
   ),
   texts: fc.array(anyText, { minLength: 1, maxLength: 4 }),
+  // Compaction summaries, each up to a message (an index, wrapped), some undone.
+  summaries: fc.array(
+    fc.record({
+      upTo: fc.nat(),
+      text: fc.string({ unit: 'binary', minLength: 1, maxLength: 10 }),
+      undoneAt: fc.option(fc.nat(), { nil: undefined }),
+    }),
+    { maxLength: 2 },
+  ),
 });
 
 const databaseArbitrary = fc.record({
@@ -85,6 +95,7 @@ async function writeDatabase(db: CarrelDb, generated: GeneratedDatabase): Promis
   const sessions = createSessionStore(db, clock);
   const messages = createMessageStore(db, clock);
   const usage = createUsageStore(db, clock, createSequentialIds('usage'));
+  const summaries = createSummaryStore(db);
   await createProjectStore(db, clock).put({
     id: asProjectId('p'),
     name: 'Project',
@@ -105,10 +116,12 @@ async function writeDatabase(db: CarrelDb, generated: GeneratedDatabase): Promis
       }),
     );
     const count = Math.max(1, generatedSession.parentOffsets.length);
+    const parents: (string | null)[] = [];
     for (let index = 0; index < count; index += 1) {
       const id = `s${sessionIndex}-m${index}`;
       const offset = (generatedSession.parentOffsets[index] ?? 0) + 1;
       const parent = index - offset < 0 ? null : `s${sessionIndex}-m${index - offset}`;
+      parents.push(parent);
       const text = generatedSession.texts[index % generatedSession.texts.length] ?? '';
       const message: ChatMessageSimple =
         index % 2 === 0
@@ -119,6 +132,27 @@ async function writeDatabase(db: CarrelDb, generated: GeneratedDatabase): Promis
               steps: [{ text, textTokenCount: text.length, toolCalls: [] }],
             });
       await messages.put(message);
+    }
+    for (const [summaryIndex, summary] of generatedSession.summaries.entries()) {
+      const last = summary.upTo % count;
+      const covered: string[] = [];
+      for (let id: string | null = `s${sessionIndex}-m${last}`; id !== null;) {
+        covered.unshift(id);
+        id = parents[Number(id.split('-m')[1])] ?? null;
+      }
+      await summaries.add({
+        id: `s${sessionIndex}-summary${summaryIndex}`,
+        sessionId,
+        lastMessageId: asMessageId(`s${sessionIndex}-m${last}`),
+        coveredIds: covered.map(asMessageId),
+        previousSummaryId:
+          summaryIndex === 0 ? null : `s${sessionIndex}-summary${summaryIndex - 1}`,
+        text: summary.text,
+        tokenCount: summary.text.length,
+        model: { providerId: asProviderId('prov0'), modelId: 'small' },
+        createdAt: summaryIndex,
+        ...(summary.undoneAt === undefined ? {} : { undoneAt: summary.undoneAt }),
+      });
     }
     await usage.record({
       sessionId,

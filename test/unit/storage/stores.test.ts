@@ -201,6 +201,7 @@ describe('provider, agent and project stores', () => {
     await projects.delete(project.id);
     expect(await projects.get(project.id)).toBeUndefined();
     expect(await files.get(asFileId('f1'))).toBeUndefined();
+    expect(await db.fileTexts.count()).toBe(0);
     expect(await chunks.listByProject(project.id)).toEqual([]);
     expect(await sessions.get(asSessionId('s1'))).toMatchObject({
       projectId: null,
@@ -227,6 +228,54 @@ describe('file and chunk stores', () => {
     expect((await files.listByProject(asProjectId('p1'))).map((f) => f.id)).toEqual(['f1', 'f2']);
   });
 
+  it('lists files without their text, and keeps the text apart from the file row', async () => {
+    const db = await openTestDb();
+    const files = createFileStore(db);
+    await files.put(buildFile('f1', { text: 'x'.repeat(10_000) }));
+    await files.put(buildFile('f2', { createdAt: 2, status: 'error', error: 'unreadable' }));
+    const listed = await files.listInfoByProject(asProjectId('p1'));
+    expect(listed.map((file) => [file.id, file.status])).toEqual([
+      ['f1', 'ready'],
+      ['f2', 'error'],
+    ]);
+    for (const file of listed) {
+      expect(file).not.toHaveProperty('text');
+      expect(file).not.toHaveProperty('blob');
+      expect(file).not.toHaveProperty('pageMap');
+    }
+    // IndexedDB returns whole rows: the listing is cheap only if the row holds no text.
+    expect(await db.files.get('f1')).not.toHaveProperty('text');
+    expect((await files.get(asFileId('f1')))?.text).toHaveLength(10_000);
+    expect((await files.listByProject(asProjectId('p1')))[1]).toMatchObject({
+      error: 'unreadable',
+      text: 'hello',
+    });
+  });
+
+  it('counts a project\'s chunks, and those with a vector of a given model, without reading them', async () => {
+    const db = await openTestDb();
+    const chunks = createChunkStore(db);
+    const vector = new Float32Array([1, 0]);
+    await chunks.replaceForFile(asFileId('f1'), [
+      buildChunk('a', 0, vector),
+      buildChunk('b', 1, null),
+      { ...buildChunk('c', 2, vector), embeddingModel: 'other' },
+      // A model name without a vector is not a vector of that model.
+      { ...buildChunk('d', 3, null), embeddingModel: 'minilm' },
+    ]);
+    await chunks.replaceForFile(asFileId('f9'), [
+      { ...buildChunk('e', 0, vector), projectId: asProjectId('p2') },
+    ]);
+    expect(await chunks.countByProject(asProjectId('p1'), 'minilm')).toEqual({
+      total: 4,
+      embedded: 1,
+    });
+    expect(await chunks.countByProject(asProjectId('p2'), 'minilm')).toEqual({
+      total: 1,
+      embedded: 1,
+    });
+  });
+
   it('deletes a file with its chunks', async () => {
     const db = await openTestDb();
     const files = createFileStore(db);
@@ -235,6 +284,7 @@ describe('file and chunk stores', () => {
     await chunks.replaceForFile(asFileId('f1'), [buildChunk('c1', 0, null)]);
     await files.delete(asFileId('f1'));
     expect(await chunks.listByFile(asFileId('f1'))).toEqual([]);
+    expect(await db.fileTexts.get('f1')).toBeUndefined();
   });
 
   it('stores embeddings as their exact float bytes, even from a view on a larger buffer', async () => {

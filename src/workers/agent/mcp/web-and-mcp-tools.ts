@@ -72,7 +72,7 @@ export async function loadTurnToolKit(
       } catch (error) {
         await deps.mcpPool.evict(server.id);
         warnings.push(
-          `MCP server "${server.name}" is unavailable: ${error instanceof Error ? error.message : String(error)}`,
+          `MCP server "${server.name}" could not be reached, so its tools are not offered in this answer (${error instanceof Error ? error.message : String(error)}).`,
         );
         return null;
       }

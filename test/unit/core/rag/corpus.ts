@@ -22,26 +22,47 @@ export function loadKnownAnswers(): KnownAnswer[] {
     .parse(JSON.parse(readFileSync(join(CORPUS_DIR, 'queries.json'), 'utf8')));
 }
 
-export type CorpusChunk = RetrievalChunk & { fileName: string; location: string };
+/** The SQLite C interface documentation, with questions labelled by the section answering them. */
+export const SQLITE_API_DIR = join(import.meta.dirname, '../../../fixtures/documents/sqlite-api');
 
-export function loadCorpusChunks(): CorpusChunk[] {
-  return readdirSync(CORPUS_DIR)
-    .filter((name) => name.endsWith('.md'))
+const labelledQuestionSchema = z.object({ query: z.string(), section: z.string() });
+export type LabelledQuestion = z.infer<typeof labelledQuestionSchema>;
+
+export function loadLabelledQuestions(directory: string): LabelledQuestion[] {
+  return z
+    .array(labelledQuestionSchema)
+    .parse(JSON.parse(readFileSync(join(directory, 'queries.json'), 'utf8')));
+}
+
+export type CorpusChunk = RetrievalChunk & {
+  fileName: string;
+  location: string;
+  headingPath: string[];
+};
+
+/** The Markdown files of a fixture folder (its README.md aside), chunked as the ingest worker does. */
+export function loadCorpusChunks(
+  directory = CORPUS_DIR,
+  targetTokens = CORPUS_CHUNK_TOKENS,
+): CorpusChunk[] {
+  return readdirSync(directory)
+    .filter((name) => name.endsWith('.md') && name !== 'README.md')
     .sort()
     .flatMap((fileName) => {
-      const text = readFileSync(join(CORPUS_DIR, fileName), 'utf8');
-      return chunkText({ text, kind: 'markdown' }, countStoredTokens, {
-        targetTokens: CORPUS_CHUNK_TOKENS,
-      }).map((chunk) => ({
-        id: `${fileName}#${chunk.ordinal}`,
-        fileId: fileName,
-        fileName,
-        title: [fileName, ...chunk.headingPath].join(' '),
-        text: chunk.text,
-        location: formatChunkLocation(chunk),
-        embedding: null,
-        embeddingModel: null,
-      }));
+      const text = readFileSync(join(directory, fileName), 'utf8');
+      return chunkText({ text, kind: 'markdown' }, countStoredTokens, { targetTokens }).map(
+        (chunk) => ({
+          id: `${fileName}#${chunk.ordinal}`,
+          fileId: fileName,
+          fileName,
+          title: [fileName, ...chunk.headingPath].join(' '),
+          text: chunk.text,
+          location: formatChunkLocation(chunk),
+          headingPath: chunk.headingPath,
+          embedding: null,
+          embeddingModel: null,
+        }),
+      );
     });
 }
 

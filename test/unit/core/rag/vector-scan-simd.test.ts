@@ -107,22 +107,26 @@ describe('createVectorIndex with the WebAssembly SIMD kernel', () => {
     );
   });
 
-  it('never selects a row with an infinity and leaves the rows beside it as they were', () => {
+  it('never selects a row with an infinity or a NaN and leaves the rows beside it as they were', () => {
     // 5 dimensions: each kernel step reads on into the following rows.
     const rows = [
       Float32Array.from([1, 0, 0, 0, 0]),
       Float32Array.from([Number.POSITIVE_INFINITY, 1, 0, 0, 0]),
       Float32Array.from([0.9, 0.1, 0, 0, 0]),
       Float32Array.from([0, 1, 0, 0, 0]),
+      Float32Array.from([0, 0, Number.NaN, 0, 0]),
+      Float32Array.from([0, 0, 0, 0, 0]),
     ];
     const query = Float32Array.from([1, 0.2, 0, 0, 0]);
     for (const isInt8 of [false, true]) {
       const simd = createVectorIndex(toEntries(rows), { isInt8 });
       const js = createVectorIndex(toEntries(rows), { isInt8, useSimd: false });
       expect(simd.scan).toBe('wasm-simd');
-      const ids = simd.search(query, 4).map((hit) => hit.id);
-      expect(ids).toEqual(['r2', 'r0', 'r3']);
-      expect(ids).toEqual(js.search(query, 4).map((hit) => hit.id));
+      const hits = simd.search(query, 6);
+      // The zero row matches nothing: it scores 0, below every row that points the query's way.
+      expect(hits.map((hit) => hit.id)).toEqual(['r2', 'r0', 'r3', 'r5']);
+      expect(hits.at(-1)?.score).toBe(0);
+      expect(hits.map((hit) => hit.id)).toEqual(js.search(query, 6).map((hit) => hit.id));
     }
   });
 

@@ -92,20 +92,27 @@ describe('change tracking', () => {
 });
 
 describe('upgrading to sync', () => {
-  it('records every row a version 5 database holds as a pending change', async () => {
+  it('records every synced row a version 8 database holds as a pending change, derived and journal rows not', async () => {
     const { Dexie } = await import('dexie');
-    const { SCHEMA_V5, openCarrelDb } = await import('../../../../src/storage/db');
+    const { SCHEMA_V8, openCarrelDb } = await import('../../../../src/storage/db');
     const { createTestIndexedDb } = await import('../storage-fixtures');
     const dexie = createTestIndexedDb();
-    const old = new Dexie('upgrade-v6', dexie);
-    old.version(5).stores(SCHEMA_V5);
+    const old = new Dexie('upgrade-v10', dexie);
+    old.version(8).stores(SCHEMA_V8);
     await old.open();
     await old.table('sessions').add(buildSession({ id: asSessionId('s1') }));
     await old.table('settings').add({ key: 'theme', value: 'dark', updatedAt: 1 });
+    await old.table('fileTexts').add({ fileId: 'f1', projectId: null, text: 'Notes' });
+    await old.table('searchBlocks').add({ fileId: 'f1', projectId: null, revision: 1, block: null });
+    await old.table('imports').add({ id: 'i1', startedAt: 1 });
     old.close();
-    const db = await openCarrelDb('upgrade-v6', { dexie });
+    const db = await openCarrelDb('upgrade-v10', { dexie });
     const records = await db.syncRecords.toArray();
-    expect(records.map((record) => record.key).sort()).toEqual(['sessions/s1', 'settings/theme']);
+    expect(records.map((record) => record.key).sort()).toEqual([
+      'fileTexts/f1',
+      'sessions/s1',
+      'settings/theme',
+    ]);
     expect(records.every((record) => record.pending === 1 && /^1-/.test(record.rev))).toBe(true);
     db.close();
   });

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { ChunkStore, Embedder } from '../../../../src/core/ports';
+import type { FileId } from '../../../../src/core/model';
+import type { Embedder, SearchBlockStore } from '../../../../src/core/ports';
+import { buildFileSearchBlock } from '../../../../src/core/rag';
 import { watchTableWrites } from '../../../../src/storage/watch-writes';
 import { createEmbeddingHost } from '../../../../src/workers/embedding/embedding-host';
 import { createProjectSearch } from '../../../../src/workers/embedding/project-search';
@@ -8,7 +10,27 @@ import { loadTinyEmbedder, TINY_MODEL_SETTINGS } from './tiny-model';
 
 const signal = new AbortController().signal;
 
-/** A project of three documents, and a search over it that counts how often it reads the chunks. */
+/** The store, counting the joins of a project's blocks and the reads of a file's chunks. */
+function countBlockReads(store: SearchBlockStore) {
+  const reads = { joins: 0, fileChunks: 0 };
+  const searchBlocks: SearchBlockStore = {
+    ...store,
+    listByProject: (projectId) => {
+      reads.joins++;
+      return store.listByProject(projectId);
+    },
+    readChunks: (fileId) => {
+      reads.fileChunks++;
+      return store.readChunks(fileId);
+    },
+  };
+  return { reads, searchBlocks };
+}
+
+/**
+ * A project of three documents, and a search over it that counts how often it joins the files'
+ * search blocks into an index, and how often it reads a file's chunks to rebuild a block.
+ */
 async function createWatchedSearch(
   loadEmbedder: () => Promise<Embedder | null> = () => Promise.resolve(null),
 ) {
@@ -19,17 +41,11 @@ async function createWatchedSearch(
     [fixtureInput('report.pdf'), fixtureInput('minutes.docx'), fixtureInput('article.html')],
     () => undefined,
   );
-  const reads = { chunks: 0 };
-  const chunks: ChunkStore = {
-    ...stores.chunks,
-    listByProject: (projectId) => {
-      reads.chunks++;
-      return stores.chunks.listByProject(projectId);
-    },
-  };
+  const { reads, searchBlocks } = countBlockReads(stores.searchBlocks);
   const search = createProjectSearch({
     files: stores.files,
-    chunks,
+    chunks: stores.chunks,
+    searchBlocks,
     loadEmbedder,
     watchWrites: (onWrite) => watchTableWrites(stores.db, ['files', 'chunks'], onWrite),
   });
@@ -52,7 +68,7 @@ describe('createProjectSearch with watched writes', () => {
     const first = await search.search(PROJECT, ['Lisbon office'], signal);
     const second = await search.search(PROJECT, ['migration guide'], signal);
     const again = await search.search(PROJECT, ['Lisbon office'], signal);
-    expect(reads.chunks).toBe(1);
+    expect(reads).toEqual({ joins: 1, fileChunks: 3 });
     expect(first.hits[0]?.fileName).toBe('report.pdf');
     expect(second.hits[0]?.text).toContain('Marta will write the migration guide');
     expect(again).toEqual(first);
@@ -65,9 +81,10 @@ describe('createProjectSearch with watched writes', () => {
     await embedProject(stores, tiny);
     const after = await search.search(PROJECT, ['Lisbon office', 'release date'], signal);
     expect(after.mode).toBe('hybrid');
-    expect(reads.chunks).toBe(2);
+    // Every file's chunks changed (they have vectors now), so every block is rebuilt.
+    expect(reads).toEqual({ joins: 2, fileChunks: 6 });
     await search.search(PROJECT, ['release date'], signal);
-    expect(reads.chunks).toBe(2);
+    expect(reads).toEqual({ joins: 2, fileChunks: 6 });
   });
 
   it('no longer finds a deleted file', async () => {
@@ -88,7 +105,99 @@ describe('createProjectSearch with watched writes', () => {
     expect((await search.search(PROJECT, ['release date'], signal)).mode).toBe('hybrid');
     current = { ...tiny, modelId: 'another-model', embed: tiny.embed.bind(tiny) };
     expect((await search.search(PROJECT, ['release date'], signal)).mode).toBe('keyword');
-    expect(reads.chunks).toBe(2);
+    // The blocks hold the vectors of every model: a new model needs no chunk read.
+    expect(reads).toEqual({ joins: 2, fileChunks: 3 });
+  });
+});
+
+/** Another search over the same database: what a reopened app (or another tab) starts with. */
+function reopen(stores: Stores) {
+  const { reads, searchBlocks } = countBlockReads(stores.searchBlocks);
+  const search = createProjectSearch({
+    ...stores,
+    searchBlocks,
+    loadEmbedder: () => Promise.resolve(null),
+  });
+  return { search, reads };
+}
+
+const QUERIES = [['Lisbon office'], ['migration guide', 'release date'], ['quarterly revenue']];
+
+/** One search after another: each later one finds the blocks the first stored. */
+async function searchAll(search: ReturnType<typeof createProjectSearch>) {
+  const results = [];
+  for (const queries of QUERIES) results.push(await search.search(PROJECT, queries, signal));
+  return results;
+}
+
+describe('stored search blocks', () => {
+  it('let a reopened project answer from the stored blocks, reading no chunk, exactly as before', async () => {
+    const { stores, search } = await createWatchedSearch();
+    const first = await searchAll(search);
+    expect(first.flatMap((result) => result.hits).length).toBeGreaterThan(0);
+    const reopened = reopen(stores);
+    expect(await searchAll(reopened.search)).toEqual(first);
+    expect(reopened.reads).toEqual({ joins: 3, fileChunks: 0 });
+  });
+
+  it('rebuild a block from an older build or a corrupt one from the chunks, and rank as before', async () => {
+    const { stores, search, fileIds } = await createWatchedSearch();
+    const first = await searchAll(search);
+    const [older, corrupt, missing] = fileIds as [FileId, FileId, FileId];
+    await stores.db.searchBlocks.where('fileId').equals(older).modify((row) => {
+      if (row.block !== null) row.block.format -= 1;
+    });
+    await stores.db.searchBlocks.where('fileId').equals(corrupt).modify((row) => {
+      if (row.block !== null) row.block.keywords.fields[0].termRefs = new Uint32Array([9_999_999]);
+    });
+    await stores.db.searchBlocks.delete(missing);
+    const reopened = reopen(stores);
+    expect(await searchAll(reopened.search)).toEqual(first);
+    expect(reopened.reads.fileChunks).toBe(3);
+    // Rebuilt once, stored again: the next opening reads no chunk.
+    const again = reopen(stores);
+    expect(await searchAll(again.search)).toEqual(first);
+    expect(again.reads.fileChunks).toBe(0);
+  });
+
+  it('rebuild a block whose row does not read at all', async () => {
+    const { stores, search, fileIds } = await createWatchedSearch();
+    const first = await searchAll(search);
+    await stores.db.searchBlocks.update(fileIds[0]!, { block: { junk: true } as never });
+    const reopened = reopen(stores);
+    expect(await searchAll(reopened.search)).toEqual(first);
+  });
+
+  it('go with their file, and are rebuilt when the file is chunked again', async () => {
+    const { stores, search, fileIds } = await createWatchedSearch();
+    await searchAll(search);
+    const [deleted, rechunked] = fileIds as [FileId, FileId];
+    await stores.files.delete(deleted);
+    expect(await stores.db.searchBlocks.get(deleted)).toBeUndefined();
+    const chunks = await stores.chunks.listByFile(rechunked);
+    await stores.chunks.replaceForFile(rechunked, chunks.slice(1));
+    expect((await stores.db.searchBlocks.get(rechunked))?.block).toBeNull();
+    const reopened = reopen(stores);
+    const after = await searchAll(reopened.search);
+    expect(after.flatMap((result) => result.hits).map((hit) => hit.fileId)).not.toContain(deleted);
+    expect(reopened.reads.fileChunks).toBe(1);
+  });
+
+  it('are not stored when the chunks changed after they were read', async () => {
+    const { stores, fileIds } = await createWatchedSearch();
+    const fileId = fileIds[0] as FileId;
+    const { revision, chunks } = await stores.searchBlocks.readChunks(fileId);
+    const file = await stores.files.get(fileId);
+    if (file === undefined) throw new Error('expected the file');
+    const block = buildFileSearchBlock(file, chunks);
+    await stores.chunks.replaceForFile(fileId, chunks.slice(1));
+    expect(await stores.searchBlocks.put(block, revision)).toBe(false);
+    expect((await stores.db.searchBlocks.get(fileId))?.block).toBeNull();
+    const current = await stores.searchBlocks.readChunks(fileId);
+    expect(await stores.searchBlocks.put(buildFileSearchBlock(file, current.chunks), current.revision)).toBe(true);
+    await stores.files.delete(fileId);
+    expect(await stores.searchBlocks.put(block, 0)).toBe(false);
+    expect(await stores.db.searchBlocks.get(fileId)).toBeUndefined();
   });
 });
 

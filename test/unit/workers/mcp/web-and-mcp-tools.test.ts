@@ -80,7 +80,7 @@ describe('the turn tool kit', () => {
     const kit = await loadTurnToolKit({ settings, confirmation, mcpPool: pool });
     expect(kit.createTools({ agent: null, chain })).toEqual([]);
     expect(kit.warnings).toEqual([
-      expect.stringContaining('MCP server "weather" is unavailable') as string,
+      expect.stringContaining('MCP server "weather" could not be reached') as string,
     ]);
   });
 

@@ -21,6 +21,13 @@ afterAll(async () => {
   await server.close();
 });
 
+/** The ids of every live document in `database`, sorted. */
+async function readDocIds(database: string): Promise<string[]> {
+  const response = await fetch(`${server.url}/${database}/_all_docs`);
+  const all = (await response.json()) as { rows: { id: string }[] };
+  return all.rows.map((row) => row.id).sort();
+}
+
 async function connectedPair() {
   const database = nextDatabase();
   const a = await openReplica('a');
@@ -276,5 +283,44 @@ describe('sync between devices through a CouchDB-protocol server', { timeout: 60
     // Every pull starts where the previous one stopped, not at the beginning.
     expect(changes.every((request) => !/[?&]since=0(&|$)/.test(request.path))).toBe(true);
     expect(await b.stores.settings.get('note-4')).toBe(4);
+  });
+
+  it('changes the passphrase by rewriting only the key document; devices already in keep syncing', async () => {
+    const { a, b, database } = await connectedPair();
+    await a.stores.sessions.create(buildSession({ id: asSessionId('s1'), title: 'Before' }));
+    await syncUntilQuiet([a, b]);
+    const seqBefore = await server.readUpdateSeq(database);
+    const idsBefore = await readDocIds(database);
+
+    await a.engine.changePassphrase(PASSPHRASE, 'a brand new passphrase');
+
+    // One write on the server, to the key document; every record stays as it was.
+    expect(await server.readUpdateSeq(database)).toBe(Number(seqBefore) + 1);
+    expect(await readDocIds(database)).toEqual(idsBefore);
+    // The data key is the same: the device that did not change anything still syncs.
+    await b.stores.sessions.update(asSessionId('s1'), { title: 'After' });
+    await syncUntilQuiet([a, b]);
+    expect((await a.stores.sessions.get(asSessionId('s1')))?.title).toBe('After');
+    // A new device needs the new passphrase; the old one no longer opens the database.
+    const c = await openReplica('c');
+    const refused = await c.engine
+      .connect(syncSettings(server.url, database), PASSPHRASE, { isLive: false })
+      .catch((error: unknown) => error);
+    expect(isSyncError(refused) && refused.code).toBe('wrong_passphrase');
+    await c.engine.connect(syncSettings(server.url, database), 'a brand new passphrase', {
+      isLive: false,
+    });
+    await c.engine.syncNow();
+    expect((await c.stores.sessions.get(asSessionId('s1')))?.title).toBe('After');
+  });
+
+  it('refuses a passphrase change with the wrong current passphrase, changing nothing', async () => {
+    const { a, database } = await connectedPair();
+    const seqBefore = await server.readUpdateSeq(database);
+    const refused = await a.engine
+      .changePassphrase('not the passphrase', 'a brand new passphrase')
+      .catch((error: unknown) => error);
+    expect(isSyncError(refused) && refused.code).toBe('wrong_passphrase');
+    expect(await server.readUpdateSeq(database)).toEqual(seqBefore);
   });
 });

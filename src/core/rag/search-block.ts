@@ -1,0 +1,160 @@
+/**
+ * A project's search index kept per file, so that opening a large project reads packed arrays
+ * instead of tokenizing and copying every chunk again: `buildFileSearchBlock` counts a file's
+ * chunks once (when the project is next searched after they change), storage keeps the block,
+ * and `createRetrieverFromBlocks` joins the blocks of a project into the same index
+ * `createHybridRetriever` builds from the chunks, ranking exactly as it does.
+ */
+import type { FileId } from '../model';
+import type { FileSearchBlock, SearchBlockField, TextChunk } from '../ports';
+import {
+  createKeywordIndexFromSegments,
+  createKeywordSegment,
+  KEYWORD_SEGMENT_FORMAT,
+  type KeywordSegment,
+} from './bm25-index';
+import { createHybridRetrieverOver, type HybridRetriever } from './retrieve';
+import { createVectorIndex, type VectorEntry, type VectorIndexOptions } from './vector-index';
+
+/**
+ * The block layout (1) and the keyword counting it holds: a block of another format is rebuilt
+ * from the chunks, never read.
+ */
+export const SEARCH_BLOCK_FORMAT = 1_000 + KEYWORD_SEGMENT_FORMAT;
+
+/** `rowModels` for a chunk with no vector, and for one whose vector names no model. */
+const NO_VECTOR = -1;
+const VECTOR_WITHOUT_MODEL = -2;
+
+/** The chunk of a hit: what ranking needs, and where its text is fetched from. */
+export interface IndexedChunk {
+  id: string;
+  fileId: FileId;
+  location: string;
+}
+
+export interface BlockFile {
+  id: FileId;
+  projectId: FileSearchBlock['projectId'];
+  name: string;
+}
+
+/** The file's block from its chunks, which are taken in ordinal order. */
+export function buildFileSearchBlock(file: BlockFile, chunks: readonly TextChunk[]): FileSearchBlock {
+  const ordered = [...chunks].sort((a, b) => a.ordinal - b.ordinal);
+  const segment = createKeywordSegment(
+    ordered.map((chunk) => ({ id: chunk.id, text: chunk.text, title: file.name })),
+  );
+  const models: string[] = [];
+  const rowModels = new Int32Array(ordered.length);
+  const offsets = new Uint32Array(ordered.length + 1);
+  let valueCount = 0;
+  ordered.forEach((chunk, row) => {
+    valueCount += chunk.embedding?.length ?? 0;
+    offsets[row + 1] = valueCount;
+    if (chunk.embedding === null) rowModels[row] = NO_VECTOR;
+    else if (chunk.embeddingModel === null) rowModels[row] = VECTOR_WITHOUT_MODEL;
+    else {
+      let model = models.indexOf(chunk.embeddingModel);
+      if (model === -1) model = models.push(chunk.embeddingModel) - 1;
+      rowModels[row] = model;
+    }
+  });
+  const values = new Float32Array(valueCount);
+  ordered.forEach((chunk, row) => {
+    if (chunk.embedding !== null) values.set(chunk.embedding, offsets[row]);
+  });
+  return {
+    fileId: file.id,
+    projectId: file.projectId,
+    format: SEARCH_BLOCK_FORMAT,
+    title: file.name,
+    chunkIds: segment.ids,
+    locations: ordered.map((chunk) => chunk.location ?? ''),
+    keywords: { terms: segment.terms, textTermCount: segment.textTermCount, fields: segment.fields },
+    vectors: { models, rowModels, offsets, values },
+  };
+}
+
+/**
+ * True when the block was built for this file as it is now (format, name) and its arrays agree
+ * with each other, so reading it can neither fail nor rank wrongly. Anything else is rebuilt.
+ */
+export function isSearchBlockUsable(block: FileSearchBlock, file: BlockFile): boolean {
+  if (block.format !== SEARCH_BLOCK_FORMAT || block.fileId !== file.id || block.title !== file.name)
+    return false;
+  const rows = block.chunkIds.length;
+  const { terms, textTermCount, fields } = block.keywords;
+  if (block.locations.length !== rows || textTermCount > terms.length) return false;
+  const [text, title] = fields;
+  if (!isFieldUsable(text, rows, textTermCount) || !isFieldUsable(title, rows, terms.length))
+    return false;
+  const { models, rowModels, offsets, values } = block.vectors;
+  if (rowModels.length !== rows || !isRunOfStarts(offsets, rows, values.length)) return false;
+  for (let row = 0; row < rows; row++) {
+    const model = rowModels[row] as number;
+    if (model < VECTOR_WITHOUT_MODEL || model >= models.length) return false;
+    if (model === NO_VECTOR && offsets[row] !== offsets[row + 1]) return false;
+  }
+  return true;
+}
+
+function isFieldUsable(field: SearchBlockField, rows: number, termCount: number): boolean {
+  const { docStarts, termRefs, frequencies, lengths } = field;
+  if (lengths.length !== rows || frequencies.length !== termRefs.length) return false;
+  if (!isRunOfStarts(docStarts, rows, termRefs.length)) return false;
+  for (const ref of termRefs) if (ref >= termCount) return false;
+  return true;
+}
+
+/** `starts` has `rows + 1` entries from 0 to `end`, never decreasing. */
+function isRunOfStarts(starts: Uint32Array, rows: number, end: number): boolean {
+  if (starts.length !== rows + 1 || starts[0] !== 0 || starts[rows] !== end) return false;
+  for (let row = 0; row < rows; row++)
+    if ((starts[row] as number) > (starts[row + 1] as number)) return false;
+  return true;
+}
+
+/** Some chunk of these blocks has a vector (of any model). */
+export function hasAnyVector(blocks: readonly FileSearchBlock[]): boolean {
+  return blocks.some((block) => block.vectors.rowModels.some((model) => model !== NO_VECTOR));
+}
+
+export interface BlockRetriever {
+  retriever: HybridRetriever<IndexedChunk>;
+  chunkCount: number;
+  /** Some chunk has a vector (of any model). */
+  hasAnyVector: boolean;
+}
+
+/**
+ * The project's index from its files' blocks, in the order given (the order the chunks would be
+ * indexed in). Vectors of `embeddingModel` take part; with null, keywords alone.
+ */
+export function createRetrieverFromBlocks(
+  blocks: readonly FileSearchBlock[],
+  embeddingModel: string | null,
+  vectorOptions: VectorIndexOptions = {},
+): BlockRetriever {
+  const chunks: IndexedChunk[] = [];
+  const segments: KeywordSegment[] = [];
+  const vectors: VectorEntry[] = [];
+  for (const block of blocks) {
+    const { chunkIds, locations } = block;
+    segments.push({ ids: chunkIds, ...block.keywords });
+    const { models, rowModels, offsets, values } = block.vectors;
+    const wanted = embeddingModel === null ? -1 : models.indexOf(embeddingModel);
+    chunkIds.forEach((id, row) => {
+      chunks.push({ id, fileId: block.fileId, location: locations[row] as string });
+      const model = rowModels[row] as number;
+      if (wanted !== -1 && model === wanted)
+        vectors.push({ id, vector: values.subarray(offsets[row], offsets[row + 1]) });
+    });
+  }
+  const retriever = createHybridRetrieverOver(
+    chunks,
+    createKeywordIndexFromSegments(segments),
+    createVectorIndex(vectors, vectorOptions),
+  );
+  return { retriever, chunkCount: chunks.length, hasAnyVector: hasAnyVector(blocks) };
+}

@@ -1,0 +1,558 @@
+import type { Attachment, ChatMessageSimple, MessageId, ModelRef, Session, SessionId } from '../../core/model';
+import type { MessageBranches, MessageStore, SessionStore } from '../../core/ports';
+import type { AgentClient } from '../../workers/agent/agent.client';
+import type { ConfirmationRequest, Packet } from '../../workers/agent/agent.api';
+import type { AnswerFeed, FollowEvent } from '../../workers/agent/answer-relay';
+import { answerFromMessage, applyPacket, createLiveAnswer, type AnswerView } from './answer-blocks';
+import { buildChatItems, type ChatItem, type CompareGroup } from './chat-items';
+import { pickSibling, type SiblingPosition } from './branches';
+import { closeUnsavedAnswers } from './unsaved-answers';
+
+export type { ChatItem, CompareGroup, SiblingPosition };
+
+/** A turn adds its question and the answer on the visible branch; more means something else changed. */
+const MAX_TURN_MESSAGES = 2;
+
+export interface ChatSessionDeps {
+  agent: AgentClient;
+  sessions: SessionStore;
+  /** Branch reads and switches, and flag edits (pin, exclude); content is written by the worker. */
+  messages: MessageStore & MessageBranches;
+  newRunId(): string;
+  /** Called when a first message created the session, so the route can follow it. */
+  onSessionCreated(sessionId: SessionId): void;
+  /** Runs of the open chat in other tabs, streamed live. */
+  feed?: Pick<AnswerFeed, 'follow'>;
+  /** The open chat's stored row, again whenever any tab changes it (undefined once deleted). */
+  watchSession?: (sessionId: SessionId, onValue: (session: Session | undefined) => void, onError: (error: Error) => void) => () => void;
+}
+
+/** What a stored session row shows: a change elsewhere (a checkpoint's version bump) is not news. */
+function shownFields(session: Session): string {
+  const { title, currentLeafId, agentId, projectId, models, isPinned, isArchived, generationOverride } = session;
+  return JSON.stringify({ title, currentLeafId, agentId, projectId, models, isPinned, isArchived, generationOverride });
+}
+
+/**
+ * The open chat: the stored chain plus the answers streaming in. Runes live here; the packet
+ * reducer is plain TypeScript in answer-blocks.ts.
+ */
+export class ChatSessionState {
+  session = $state<Session | null>(null);
+  /** Replaced whole, never edited in place: raw, so a thousand messages are not made into deep proxies. */
+  chain = $state.raw<ChatMessageSimple[]>([]);
+  /** The user message being answered and the live answers, until the turn is saved. */
+  pendingUser = $state<ChatMessageSimple | null>(null);
+  liveAnswers = $state<AnswerView[]>([]);
+  /** The warnings of this chat's answers since it was opened, by message id (they are not stored). */
+  private answerWarnings = $state<Readonly<Record<string, readonly string[]>>>({});
+  isRunning = $state(false);
+  error = $state<string | null>(null);
+  /** A tool call waiting for the person's yes or no (shown as a dialog). */
+  pendingConfirmation = $state<ConfirmationRequest | null>(null);
+  /** The answers of the last compare run, side by side until one is chosen to continue with. */
+  compareGroup = $state<CompareGroup | null>(null);
+  /** A run of this chat in another tab, shown live in `liveAnswers`; null when there is none. */
+  remoteRunId = $state<string | null>(null);
+  private resolveConfirmation: ((isAllowed: boolean) => void) | null = null;
+  private runId: string | null = null;
+  private loadToken = 0;
+  /** This tab's runs: the relay echoes them back, and they are shown already. */
+  // eslint-disable-next-line svelte/prefer-svelte-reactivity -- bookkeeping, never rendered
+  private readonly ownRunIds = new Set<string>();
+  private followedId: SessionId | null = null;
+  private unfollow: (() => void) | null = null;
+  /** Other tabs' runs are applied one event at a time, in the order they came. */
+  private remoteQueue: Promise<void> = Promise.resolve();
+  private remoteModels: Array<ModelRef | undefined> = [];
+
+  constructor(private readonly deps: ChatSessionDeps) {}
+
+  readonly items: ChatItem[] = $derived(
+    buildChatItems({
+      chain: this.chain,
+      pendingUser: this.pendingUser,
+      liveAnswers: this.liveAnswers,
+      compareGroup: this.compareGroup,
+      warnings: this.answerWarnings,
+    }),
+  );
+
+  async open(sessionId: SessionId | null): Promise<void> {
+    const token = ++this.loadToken;
+    if (sessionId !== (this.session?.id ?? null)) this.answerWarnings = {};
+    const loaded = await this.load(sessionId);
+    if (token !== this.loadToken) return;
+    if (loaded.session?.id !== this.session?.id) this.compareGroup = null;
+    this.show(loaded);
+  }
+
+  private async load(sessionId: SessionId | null): Promise<{ session: Session | null; chain: ChatMessageSimple[]; isMissing: boolean }> {
+    if (sessionId === null) return { session: null, chain: [], isMissing: false };
+    const session = await this.deps.sessions.get(sessionId);
+    const chain = session?.currentLeafId ? await this.deps.messages.loadChain(session.currentLeafId) : [];
+    return { session: session ?? null, chain, isMissing: !session };
+  }
+
+  /**
+   * After a saved turn: the chain shown plus what the turn added below its end, read by id, so
+   * a long chat is not read and parsed again (and its rows keep their objects, so they do not
+   * render again). Null when the stored branch does not continue the chain shown (another tab
+   * switched it, say): the caller then loads the whole chain.
+   */
+  private async loadTurnEnd(sessionId: SessionId): Promise<Awaited<ReturnType<ChatSessionState['load']>> | null> {
+    const shown = this.chain;
+    const isSameChat = this.session === null ? shown.length === 0 : this.session.id === sessionId;
+    if (!isSameChat) return null;
+    const session = await this.deps.sessions.get(sessionId);
+    if (!session?.currentLeafId) return null;
+    const added = await this.deps.messages.loadChainBelow(session.currentLeafId, shown.at(-1)?.id ?? null, MAX_TURN_MESSAGES);
+    // The chain may have been replaced while the rows were read.
+    if (added === null || this.chain !== shown) return null;
+    return { session, chain: [...shown, ...added], isMissing: false };
+  }
+
+  /** Swaps in a loaded session in one synchronous step (no render sees half of it). */
+  private show(loaded: { session: Session | null; chain: ChatMessageSimple[]; isMissing: boolean }): void {
+    this.session = loaded.session;
+    this.chain = loaded.chain;
+    this.error = loaded.isMissing ? 'This chat no longer exists.' : null;
+    this.follow(loaded.session?.id ?? null);
+    if (!this.isRunning && this.remoteRunId === null && hasStreamingAnswer(loaded.chain)) void this.closeAbandoned();
+  }
+
+  /**
+   * An answer stored as streaming that no tab streams any more (its tab closed): the worker
+   * marks it interrupted, unless a tab still holds its chat, whose live answer then replaces it.
+   */
+  private async closeAbandoned(): Promise<void> {
+    try {
+      if ((await this.deps.agent.recoverInterrupted()) > 0 && !this.isRunning && this.remoteRunId === null) await this.reload();
+    } catch (caught) {
+      this.error = caught instanceof Error ? caught.message : String(caught);
+    }
+  }
+
+  /* ---- Other tabs: their live answers, turns, renames and deletions of the open chat. ---- */
+
+  private follow(sessionId: SessionId | null): void {
+    if (sessionId === this.followedId) return;
+    this.unfollow?.();
+    this.unfollow = null;
+    this.followedId = sessionId;
+    if (this.remoteRunId !== null) {
+      this.remoteRunId = null;
+      this.liveAnswers = [];
+    }
+    if (sessionId === null) return;
+    const stops: Array<() => void> = [];
+    if (this.deps.feed) {
+      stops.push(
+        this.deps.feed.follow(sessionId, (event) => {
+          this.remoteQueue = this.remoteQueue
+            .then(() => this.applyRemote(sessionId, event))
+            .catch((caught: unknown) => {
+              this.error = caught instanceof Error ? caught.message : String(caught);
+            });
+        }),
+      );
+    }
+    if (this.deps.watchSession) {
+      stops.push(
+        this.deps.watchSession(
+          sessionId,
+          (session) => void this.onStoredSession(sessionId, session),
+          (caught) => (this.error = caught.message),
+        ),
+      );
+    }
+    this.unfollow = () => {
+      for (const stop of stops) stop();
+    };
+  }
+
+  /** Another tab's run of the open chat: shown live, then replaced by what it stored. */
+  private async applyRemote(sessionId: SessionId, event: FollowEvent): Promise<void> {
+    if (this.ownRunIds.has(event.runId) || this.session?.id !== sessionId || this.isRunning) return;
+    switch (event.kind) {
+      case 'reset': {
+        const start = event.packets.find((packet) => packet.obj.type === 'message_start');
+        if (start?.obj.type !== 'message_start') return;
+        // The chain down to the question; its answers come from the packets, not the checkpoint.
+        const chain = await this.deps.messages.loadChain(start.obj.userMessageId as MessageId);
+        this.remoteModels = [];
+        await this.loadRemoteModels(event.packets);
+        if (this.session?.id !== sessionId || this.isRunning) return;
+        this.remoteRunId = event.runId;
+        this.loadToken++;
+        this.chain = chain;
+        this.pendingUser = null;
+        this.compareGroup = null;
+        this.error = null;
+        this.liveAnswers = [];
+        this.applyPackets(event.packets, (index) => this.remoteModels[index]);
+        return;
+      }
+      case 'packets':
+        if (this.remoteRunId !== event.runId) return;
+        await this.loadRemoteModels(event.packets);
+        if (this.remoteRunId === event.runId) this.applyPackets(event.packets, (index) => this.remoteModels[index]);
+        return;
+      case 'end': {
+        if (this.remoteRunId !== event.runId) return;
+        // Its tab closed mid-stream: the answer is kept as interrupted, with Retry.
+        if (event.isCutOff) await this.deps.agent.recoverInterrupted();
+        const answerIds = this.liveAnswers.map((answer) => answer.messageId);
+        const userMessageId = this.chain.at(-1)?.id;
+        const token = ++this.loadToken;
+        const loaded = await this.load(sessionId);
+        const compareGroup =
+          answerIds.length > 1 && userMessageId ? await this.loadCompareGroup(userMessageId, answerIds) : null;
+        if (token !== this.loadToken || this.remoteRunId !== event.runId) return;
+        this.remoteRunId = null;
+        this.liveAnswers = [];
+        this.compareGroup = compareGroup;
+        this.show(loaded);
+        return;
+      }
+    }
+  }
+
+  /** The model of each answer a run starts, as stored with the answer. */
+  private async loadRemoteModels(packets: Packet[]): Promise<void> {
+    for (const packet of packets) {
+      if (packet.obj.type !== 'message_start') continue;
+      const answer = await this.deps.messages.get(packet.obj.assistantMessageId as MessageId);
+      this.remoteModels[packet.placement.modelIndex] = answer?.role === 'assistant' ? answer.model : undefined;
+    }
+  }
+
+  /** The open chat's row changed in storage: renamed, a new turn, a branch, or deleted. */
+  private async onStoredSession(sessionId: SessionId, stored: Session | undefined): Promise<void> {
+    const shown = this.session;
+    if (shown?.id !== sessionId || this.isRunning) return;
+    if (!stored) {
+      this.liveAnswers = [];
+      this.remoteRunId = null;
+      this.compareGroup = null;
+      this.show({ session: null, chain: [], isMissing: true });
+      return;
+    }
+    if (stored.version <= shown.version || shownFields(stored) === shownFields(shown)) return;
+    if (stored.currentLeafId === shown.currentLeafId || this.remoteRunId !== null) {
+      // A rename, another model or agent; during another tab's run its end reloads the chain.
+      this.session = stored;
+      return;
+    }
+    const token = ++this.loadToken;
+    const loaded = (await this.loadTurnEnd(sessionId)) ?? (await this.load(sessionId));
+    if (token !== this.loadToken || this.isRunning || this.remoteRunId !== null) return;
+    this.compareGroup = null;
+    this.show(loaded);
+  }
+
+  /** Feeds a run's packets into the live answers; `modelFor` names each answer's model. */
+  private applyPackets(packets: Packet[], modelFor: (modelIndex: number) => ModelRef | undefined): void {
+    for (const packet of packets) {
+      if (packet.obj.type === 'message_start') {
+        const model = modelFor(packet.placement.modelIndex);
+        this.liveAnswers.push(
+          createLiveAnswer(packet.obj.assistantMessageId, packet.placement.modelIndex, model?.modelId ?? '', model),
+        );
+        continue;
+      }
+      const answer = this.liveAnswers.find((a) => a.modelIndex === packet.placement.modelIndex);
+      if (!answer) continue;
+      applyPacket(answer, packet);
+      if (packet.obj.type === 'warning') {
+        this.answerWarnings = { ...this.answerWarnings, [answer.messageId]: [...answer.warnings] };
+      }
+    }
+  }
+
+  /** The person's answer to the pending confirmation. */
+  answerConfirmation(isAllowed: boolean): void {
+    const resolve = this.resolveConfirmation;
+    this.resolveConfirmation = null;
+    this.pendingConfirmation = null;
+    resolve?.(isAllowed);
+  }
+
+  private readonly confirm = (request: ConfirmationRequest): Promise<boolean> => {
+    // One question at a time: a newer one replaces (and refuses) an unanswered older one.
+    this.answerConfirmation(false);
+    this.pendingConfirmation = request;
+    return new Promise((resolve) => {
+      this.resolveConfirmation = resolve;
+    });
+  };
+
+  /**
+   * The request that answered `userMessageId` (its final cycle), as it was sent: recorded by the
+   * agent worker at send time, not recomputed.
+   */
+  lastRequest(userMessageId: string): ReturnType<AgentClient['lastRequest']> {
+    return this.deps.agent.lastRequest(userMessageId);
+  }
+
+  /** Reloads the open chat from storage (after another part of the app changed it). */
+  async reload(): Promise<void> {
+    await this.open(this.session?.id ?? null);
+  }
+
+  /** Answers the question of a stopped, interrupted or failed answer again, as a sibling. */
+  async retry(answerId: string, models: ModelRef[]): Promise<void> {
+    const index = this.chain.findIndex((m) => m.id === answerId);
+    const question = this.chain[index - 1];
+    if (index < 1 || question?.role !== 'user') return;
+    const answer = this.chain[index];
+    const model = answer?.role === 'assistant' && answer.model ? [answer.model] : models;
+    // The visible chain ends at the question while the new answer streams in.
+    this.chain = this.chain.slice(0, index);
+    await this.run({ text: question.text, models: model, retryOf: question.id }, null);
+  }
+
+  /**
+   * `extras`: attached files (kept on the user message) and, for a new chat, its project.
+   * `onStored` runs once the question is stored: only then may the composer let go of the text
+   * and files, since a refused send (another tab answering, the chat deleted) stores nothing.
+   */
+  async send(
+    text: string,
+    models: ModelRef[],
+    extras: { attachments?: Attachment[]; projectId?: string; agentId?: string | null; onStored?: () => void } = {},
+  ): Promise<void> {
+    const trimmed = text.trim();
+    if (trimmed.length === 0) return;
+    const { onStored, ...request } = extras;
+    const pending = optimisticUserMessage(trimmed, this.session?.id ?? null, this.chain.at(-1)?.id ?? null);
+    if (pending.role === 'user' && request.attachments) pending.attachments = request.attachments;
+    await this.run({ text: trimmed, models, ...request }, pending, onStored);
+  }
+
+  private async run(
+    request: {
+      text: string;
+      models: ModelRef[];
+      retryOf?: string;
+      parentId?: string | null;
+      attachments?: Attachment[];
+      projectId?: string;
+      agentId?: string | null;
+    },
+    pendingUser: ChatMessageSimple | null,
+    onStored?: () => void,
+  ): Promise<void> {
+    if (this.isRunning) return;
+    const { models } = request;
+    const runId = this.deps.newRunId();
+    this.runId = runId;
+    this.ownRunIds.add(runId);
+    this.isRunning = true;
+    this.error = null;
+    this.pendingUser = pendingUser;
+    this.liveAnswers = [];
+    this.remoteRunId = null;
+    this.compareGroup = null;
+    let createdSessionId: SessionId | null = null;
+    let isStored = false;
+    const markStored = (): void => {
+      if (isStored) return;
+      isStored = true;
+      onStored?.();
+    };
+
+    const onPackets = (packets: Packet[]): void => {
+      for (const packet of packets) {
+        if (packet.obj.type !== 'message_start') continue;
+        // The worker starts an answer only after the question is stored.
+        markStored();
+        if (createdSessionId === null && this.session === null) {
+          // A new chat exists from its first packet on: its address can be bookmarked or reopened.
+          createdSessionId = packet.obj.sessionId as SessionId;
+          this.deps.onSessionCreated(createdSessionId);
+        }
+        createdSessionId ??= packet.obj.sessionId as SessionId;
+      }
+      this.applyPackets(packets, (index) => models[index]);
+    };
+
+    let error: string | null = null;
+    let loaded: Awaited<ReturnType<ChatSessionState['load']>> | undefined;
+    let compareGroup: CompareGroup | null = null;
+    let isNew = false;
+    try {
+      // Structured clone cannot copy reactive proxies: send plain data across to the worker.
+      const result = await this.deps.agent.send(
+        runId,
+        $state.snapshot({ sessionId: this.session?.id ?? null, ...request }),
+        onPackets,
+        this.confirm,
+      );
+      if (result.ok) markStored();
+      else error = result.error.message;
+      const sessionId = result.ok ? (result.value.sessionId as SessionId) : (createdSessionId ?? this.session?.id ?? null);
+      if (sessionId) {
+        isNew = this.session?.id !== sessionId;
+        this.loadToken++;
+        loaded = (result.ok ? await this.loadTurnEnd(sessionId) : null) ?? (await this.load(sessionId));
+        if (!result.ok) {
+          const runAnswerIds = this.liveAnswers.map((answer) => answer.messageId);
+          loaded = { ...loaded, chain: closeUnsavedAnswers(loaded.chain, runAnswerIds) };
+        }
+      }
+      if (result.ok && result.value.assistantMessageIds.length > 1) {
+        compareGroup = await this.loadCompareGroup(result.value.userMessageId, result.value.assistantMessageIds);
+      }
+    } catch (caught) {
+      error = caught instanceof Error ? caught.message : String(caught);
+    }
+    // The saved turn replaces the live one in a single step.
+    if (loaded) this.show(loaded);
+    this.compareGroup = compareGroup;
+    this.error = error;
+    this.pendingUser = null;
+    this.liveAnswers = [];
+    this.isRunning = false;
+    this.runId = null;
+    this.answerConfirmation(false);
+    if (isNew && loaded?.session) this.deps.onSessionCreated(loaded.session.id);
+  }
+
+  /* ---- Message actions: edit, regenerate, branches, compare, flags. ---- */
+
+  /**
+   * Sends an edited question as a sibling of `messageId` (a new branch): same parent, new text.
+   * The old branch stays reachable through the branch switcher.
+   */
+  async edit(messageId: string, text: string, models: ModelRef[]): Promise<void> {
+    const trimmed = text.trim();
+    const index = this.chain.findIndex((m) => m.id === messageId);
+    const original = this.chain[index];
+    if (trimmed.length === 0 || original?.role !== 'user' || this.isRunning) return;
+    this.chain = this.chain.slice(0, index);
+    const pending = optimisticUserMessage(trimmed, this.session?.id ?? null, original.parentId);
+    await this.run({ text: trimmed, models, parentId: original.parentId }, pending);
+  }
+
+  /** Answers the question of `answerId` again with `model` (regenerate, retry with another model). */
+  async regenerate(answerId: string, model: ModelRef): Promise<void> {
+    const index = this.chain.findIndex((m) => m.id === answerId);
+    const question = this.chain[index - 1];
+    if (index < 1 || question?.role !== 'user' || this.isRunning) return;
+    this.chain = this.chain.slice(0, index);
+    await this.run({ text: question.text, models: [model], retryOf: question.id }, null);
+  }
+
+  /** Where a message sits among its siblings (for the ‹ n/m › switcher). */
+  async siblingsOf(messageId: string): Promise<SiblingPosition> {
+    return this.deps.messages.siblings(messageId as MessageId);
+  }
+
+  /** Shows the previous (-1) or next (+1) sibling branch of `messageId`. */
+  async showSibling(messageId: string, offset: -1 | 1): Promise<void> {
+    if (this.isRunning) return;
+    const target = pickSibling(await this.siblingsOf(messageId), offset);
+    if (target !== null) await this.showBranch(target);
+  }
+
+  /** Makes the branch through `messageId` the visible one and reloads the chain. */
+  async showBranch(messageId: string): Promise<void> {
+    await this.deps.messages.switchBranch(messageId as MessageId);
+    this.compareGroup = null;
+    await this.reload();
+  }
+
+  /** Compare mode: keep this answer's branch and close the side-by-side view. */
+  async continueWith(answerId: string): Promise<void> {
+    if (this.isRunning) return;
+    await this.showBranch(answerId);
+  }
+
+  /** Pins a message (always in the context) or excludes it (never in the context). */
+  async setFlags(messageId: string, flags: { isPinned?: boolean; isExcluded?: boolean }): Promise<void> {
+    const message = this.chain.find((m) => m.id === messageId) ?? (await this.deps.messages.get(messageId as MessageId));
+    if (!message) return;
+    const updated: ChatMessageSimple = { ...message, ...flags, updatedAt: Date.now() };
+    await this.deps.messages.put(updated);
+    this.chain = this.chain.map((m) => (m.id === messageId ? updated : m));
+    if (this.compareGroup && updated.role === 'assistant') {
+      this.compareGroup = {
+        ...this.compareGroup,
+        answers: this.compareGroup.answers.map((a) =>
+          a.messageId === messageId ? { ...a, isPinned: updated.isPinned, isExcluded: updated.isExcluded } : a,
+        ),
+      };
+    }
+  }
+
+  /**
+   * Deletes a message and everything below it (a question takes its answers with it), then
+   * reloads the chain: storage moves the visible branch to what remains.
+   */
+  async delete(messageId: string): Promise<void> {
+    if (this.isRunning) return;
+    await this.deps.messages.deleteBranch(messageId as MessageId);
+    if (this.compareGroup) {
+      const isQuestion = this.compareGroup.userMessageId === messageId;
+      const answers = this.compareGroup.answers.filter((a) => a.messageId !== messageId);
+      // Side by side needs two answers; below that the chain shows the one left.
+      this.compareGroup = isQuestion || answers.length < 2 ? null : { ...this.compareGroup, answers };
+    }
+    await this.reload();
+  }
+
+  private async loadCompareGroup(userMessageId: string, answerIds: string[]): Promise<CompareGroup | null> {
+    const answers: AnswerView[] = [];
+    for (const [modelIndex, id] of answerIds.entries()) {
+      const message = await this.deps.messages.get(id as MessageId);
+      if (message?.role !== 'assistant') continue;
+      answers.push({ ...answerFromMessage(message, message.model?.modelId ?? ''), modelIndex });
+    }
+    return answers.length > 1 ? { userMessageId, answers } : null;
+  }
+
+  async stop(): Promise<void> {
+    if (this.runId) await this.deps.agent.stop(this.runId);
+  }
+
+  /** Compare mode: stops the answer of one model; the other columns keep streaming. */
+  async stopModel(modelIndex: number): Promise<void> {
+    if (this.runId) await this.deps.agent.stopModel(this.runId, modelIndex);
+  }
+
+  dispose(): void {
+    this.follow(null);
+  }
+
+  reset(): void {
+    this.follow(null);
+    this.session = null;
+    this.chain = [];
+    this.pendingUser = null;
+    this.liveAnswers = [];
+    this.compareGroup = null;
+    this.error = null;
+  }
+}
+
+function hasStreamingAnswer(chain: readonly ChatMessageSimple[]): boolean {
+  return chain.some((message) => message.role === 'assistant' && message.status === 'streaming');
+}
+
+function optimisticUserMessage(text: string, sessionId: SessionId | null, parentId: MessageId | null): ChatMessageSimple {
+  const now = Date.now();
+  return {
+    id: `pending-${now}` as MessageId,
+    sessionId: (sessionId ?? 'pending') as SessionId,
+    parentId,
+    role: 'user',
+    text,
+    textTokenCount: 0,
+    attachments: [],
+    isPinned: false,
+    isExcluded: false,
+    createdAt: now,
+    updatedAt: now,
+  };
+}

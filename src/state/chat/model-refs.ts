@@ -1,0 +1,15 @@
+/** Which model a choice names, and whether its provider runs on this machine. */
+import type { ModelRef, ProviderConfig } from '../../core/model';
+
+export const sameModel = (a: ModelRef, b: ModelRef): boolean => a.providerId === b.providerId && a.modelId === b.modelId;
+
+/** A provider running on this machine answers without the internet. */
+export function isLocalProvider(provider: Pick<ProviderConfig, 'preset' | 'baseUrl'>): boolean {
+  if (provider.preset === 'ollama' || provider.preset === 'lmstudio') return true;
+  try {
+    const host = new URL(provider.baseUrl).hostname;
+    return host === 'localhost' || host === '127.0.0.1' || host === '[::1]';
+  } catch {
+    return false;
+  }
+}

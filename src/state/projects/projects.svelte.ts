@@ -1,0 +1,458 @@
+import { SvelteMap, SvelteSet } from 'svelte/reactivity';
+import { asProjectId, type Agent, type AgentId, type FileId, type ModelRef, type Project, type ProjectFile, type ProjectId } from '../../core/model';
+import type { FileInfo, FileStore, ProjectStore, SettingsStore, StoredFile } from '../../core/ports';
+import {
+  DEFAULT_EMBEDDING_SETTINGS,
+  EMBEDDING_SETTINGS_KEY,
+  embeddingSettingsSchema,
+  readEmbeddingSettings,
+  type EmbeddingClient,
+  type EmbeddingProgress,
+  type EmbeddingSettings,
+  type ModelFile,
+} from '../../workers/embedding/embedding.client';
+import type { IngestClient, IngestJob } from '../../workers/ingest/ingest.client';
+import type { NoticesState } from '../shell/notices.svelte';
+import { ModelDownload } from '../settings/model-download';
+import { ProjectSearchState, type ProjectSearchDeps } from './project-search.svelte';
+import { settleUploadRow, type UploadEmbedding, type UploadRow } from './upload-rows';
+import { type EmbeddedCount } from './project-fit';
+
+export interface ProjectsDeps {
+  projects: ProjectStore;
+  files: FileStore;
+  settings: SettingsStore;
+  notices: NoticesState;
+  /** Workers start on first use: most visits never upload a file. */
+  loadIngest(): IngestClient;
+  loadEmbedding(): EmbeddingClient;
+  /** The agent worker's search of a project's files (the screen's search box). */
+  searchProject: ProjectSearchDeps['search'];
+  newId(): string;
+  now(): number;
+}
+
+/** A project file as the panel lists it: metadata only, never the blob or the text. */
+export type ProjectFileRow = ProjectFile & { createdAt: number };
+
+/** New projects are named this until renamed (the name field is focused at once). */
+export const NEW_PROJECT_NAME = 'New project';
+
+/**
+ * The open project: its settings, its files and uploads in progress, and whether its passages
+ * carry embeddings. The upload list's rows are settled by the pure helpers in project-fit.ts.
+ */
+export class ProjectsState {
+  project = $state<Project | null>(null);
+  files = $state<ProjectFileRow[]>([]);
+  uploads = $state<UploadRow[]>([]);
+  embedded = $state<EmbeddedCount | null>(null);
+  /** Why the passages have no embeddings (model unavailable, downloads off); null when fine. */
+  embeddingNote = $state<string | null>(null);
+  /** A new chat started from a project: its first message creates the session in it. */
+  newChatProjectId = $state<ProjectId | null>(null);
+  /** The search box over the open project's files. */
+  readonly search: ProjectSearchState;
+  /** How to stop each upload row's current work (reading, then embedding), by row key. */
+  private readonly cancels = new SvelteMap<string, () => void>();
+  /**
+   * Rows the person cancelled while they still worked: a file waiting for its turn to be
+   * embedded has no job to stop yet, and must not start one.
+   */
+  private readonly cancelledRows = new SvelteSet<string>();
+  /** Embedding runs one file at a time: the tail of that queue. */
+  private embedding: Promise<void> = Promise.resolve();
+  private openToken = 0;
+
+  constructor(private readonly deps: ProjectsDeps) {
+    this.search = new ProjectSearchState({ search: deps.searchProject });
+  }
+
+  /** Some file is still being read or embedded. */
+  get isUploading(): boolean {
+    return this.uploads.some((row) => row.status === 'working');
+  }
+
+  async create(name = NEW_PROJECT_NAME): Promise<Project> {
+    const now = this.deps.now();
+    const project: Project = {
+      id: asProjectId(this.deps.newId()),
+      name,
+      instructions: '',
+      defaultModel: null,
+      defaultAgentId: null,
+      createdAt: now,
+      updatedAt: now,
+    };
+    await this.deps.projects.put(project);
+    return project;
+  }
+
+  async open(projectId: ProjectId): Promise<void> {
+    const token = ++this.openToken;
+    if (this.project?.id !== projectId) {
+      this.uploads = [];
+      this.embedded = null;
+      this.embeddingNote = null;
+      this.search.reset();
+    }
+    const project = (await this.deps.projects.get(projectId)) ?? null;
+    if (token !== this.openToken) return;
+    this.project = project;
+    await this.reloadFiles();
+  }
+
+  async rename(name: string): Promise<void> {
+    const trimmed = name.trim();
+    if (trimmed === '' || trimmed === this.project?.name) return;
+    await this.update({ name: trimmed });
+  }
+
+  async setInstructions(instructions: string): Promise<void> {
+    if (instructions === this.project?.instructions) return;
+    await this.update({ instructions });
+  }
+
+  async setDefaultModel(model: ModelRef | null): Promise<void> {
+    await this.update({ defaultModel: model ? { providerId: model.providerId, modelId: model.modelId } : null });
+  }
+
+  async setDefaultAgent(agentId: AgentId | null): Promise<void> {
+    await this.update({ defaultAgentId: agentId });
+  }
+
+  /** Deletes the project with its files and passages; its chats stay, as ordinary chats. */
+  async remove(): Promise<void> {
+    const project = this.project;
+    if (!project) return;
+    this.cancelUpload();
+    await this.deps.projects.delete(project.id);
+    if (this.newChatProjectId === project.id) this.newChatProjectId = null;
+    this.project = null;
+    this.files = [];
+    this.uploads = [];
+    this.search.reset();
+  }
+
+  /**
+   * Reads the files side by side, each with its own bar and its own cancel: a file's row settles
+   * as soon as that file is done, and each stored file is then embedded (one at a time, in the
+   * background; the files are searchable by keyword already).
+   */
+  async upload(files: readonly File[]): Promise<void> {
+    const project = this.project;
+    if (!project || files.length === 0) return;
+    const batch = `${this.deps.newId()}:`;
+    const keys = files.map((_, index) => `${batch}${index}`);
+    this.uploads = [
+      ...this.uploads.filter((row) => row.status === 'working'),
+      ...files.map((file, index) => ({
+        key: keys[index] ?? '',
+        name: file.name,
+        stage: 'hash' as const,
+        fraction: 0,
+        status: 'working' as const,
+        message: null,
+      })),
+    ];
+    let job: IngestJob;
+    try {
+      job = this.deps.loadIngest().ingestFiles(
+        project.id,
+        files.map((file) => ({ name: file.name, mimeType: file.type, blob: file })),
+        (progress) => {
+          this.patchUpload(`${batch}${progress.key}`, {
+            stage: progress.stage,
+            fraction: progress.fraction,
+            ...(progress.fileId ? { fileId: progress.fileId } : {}),
+          });
+          if (progress.stage === 'done') void this.reloadFiles();
+        },
+      );
+    } catch (error) {
+      this.failUploads(keys, error);
+      return;
+    }
+    await Promise.all(
+      job.files.map(async (fileJob, index) => {
+        const key = keys[index] ?? '';
+        this.cancels.set(key, () => fileJob.cancel());
+        try {
+          const outcome = await fileJob.result;
+          await this.reloadFiles();
+          let embedding: UploadEmbedding = { kind: 'not_embedded' };
+          if (outcome.kind === 'stored' && outcome.status === 'ready' && outcome.chunkCount > 0) {
+            this.patchUpload(key, { stage: 'embed', fraction: 0 });
+            embedding = await this.queueEmbedding(key, outcome.fileId);
+          }
+          this.uploads = this.uploads.map((row) => (row.key === key ? settleUploadRow(row, outcome, embedding) : row));
+        } catch (error) {
+          this.failUploads([key], error);
+        } finally {
+          this.cancels.delete(key);
+          this.cancelledRows.delete(key);
+        }
+      }),
+    );
+  }
+
+  /** Stops every file still being read or embedded. */
+  cancelUpload(): void {
+    for (const row of this.uploads) this.cancelUploadRow(row.key);
+  }
+
+  /** Stops one file: its reading, or its embedding once it is stored (or waits for it). */
+  cancelUploadRow(key: string): void {
+    if (!this.uploads.some((row) => row.key === key && row.status === 'working')) return;
+    this.cancelledRows.add(key);
+    this.cancels.get(key)?.();
+  }
+
+  private failUploads(keys: readonly string[], error: unknown): void {
+    this.uploads = this.uploads.map((row) =>
+      keys.includes(row.key) && row.status === 'working' ? { ...row, status: 'failed', stage: 'failed', message: describe(error) } : row,
+    );
+    this.deps.notices.report(error, 'Could not add the files');
+  }
+
+  /** Deletes a file; one still being read or embedded is stopped first. */
+  async deleteFile(fileId: FileId): Promise<void> {
+    for (const row of this.uploads) if (row.fileId === fileId) this.cancelUploadRow(row.key);
+    await this.deps.notices.guard('Could not delete the file', () => this.deps.files.delete(fileId));
+    await this.reloadFiles();
+  }
+
+  /** Read for the file viewer (offline: everything is in IndexedDB). */
+  getFile(fileId: FileId): Promise<StoredFile | undefined> {
+    return this.deps.files.get(fileId);
+  }
+
+  /** Embeds one stored file after the ones queued before it; its row shows the progress. */
+  private queueEmbedding(key: string, fileId: FileId): Promise<UploadEmbedding> {
+    const run = this.embedding.then(() => this.embedFile(key, fileId));
+    this.embedding = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    return run;
+  }
+
+  private async embedFile(key: string, fileId: FileId): Promise<UploadEmbedding> {
+    const row = () => this.uploads.find((upload) => upload.key === key);
+    const cancelled = (): UploadEmbedding => ({ kind: 'cancelled', passages: row()?.passages ?? null });
+    if (this.cancelledRows.has(key)) return cancelled();
+    if (!this.project || row()?.status !== 'working') return { kind: 'not_embedded' };
+    const settings = await readEmbeddingSettings(this.deps.settings);
+    const embedding = this.deps.loadEmbedding();
+    if (!(await embedding.isModelAvailable(settings))) {
+      this.embeddingNote =
+        'No embedding model is available (downloads are off and none is cached or imported): search uses keywords only.';
+      return { kind: 'not_embedded' };
+    }
+    // A cancel while the settings and the model were checked: nothing was started.
+    if (this.cancelledRows.has(key)) return cancelled();
+    const download = new ModelDownload();
+    const job = embedding.embedFile(fileId, settings, (progress) => {
+      if (progress.kind === 'chunks' && progress.total > 0) {
+        this.patchUpload(key, {
+          stage: 'embed',
+          fraction: progress.embedded / progress.total,
+          passages: { embedded: progress.embedded, total: progress.total },
+        });
+      } else if (progress.kind === 'model') {
+        this.patchUpload(key, { stage: 'model', fraction: download.update(progress.progress).fraction ?? 0 });
+      }
+    });
+    this.cancels.set(key, () => job.cancel());
+    const result = await job.result;
+    if (!result.ok && result.error.code !== 'cancelled') {
+      this.embeddingNote = `${result.error.message} Search uses keywords only.`;
+    }
+    await this.refreshEmbedded();
+    if (result.ok) return { kind: 'embedded' };
+    return result.error.code === 'cancelled' ? cancelled() : { kind: 'not_embedded' };
+  }
+
+  private async refreshEmbedded(): Promise<void> {
+    const project = this.project;
+    if (!project) return;
+    try {
+      const settings = await readEmbeddingSettings(this.deps.settings);
+      this.embedded = await this.deps.loadEmbedding().countEmbedded(project.id, settings);
+    } catch (error) {
+      this.deps.notices.report(error, 'Could not count the embedded passages');
+    }
+  }
+
+  private async reloadFiles(): Promise<void> {
+    const project = this.project;
+    if (!project) {
+      this.files = [];
+      return;
+    }
+    const stored = await this.deps.files.listInfoByProject(project.id);
+    if (this.project?.id !== project.id) return;
+    this.files = stored.map(toFileRow);
+  }
+
+  private patchUpload(key: string, patch: Partial<UploadRow>): void {
+    this.uploads = this.uploads.map((row) => (row.key === key && row.status === 'working' ? { ...row, ...patch } : row));
+  }
+
+  private async update(patch: Partial<Omit<Project, 'id' | 'createdAt'>>): Promise<void> {
+    const project = this.project;
+    if (!project) return;
+    const next: Project = { ...$state.snapshot(project), ...patch, updatedAt: this.deps.now() };
+    this.project = next;
+    await this.deps.notices.guard('Could not save the project', () => this.deps.projects.put(next));
+  }
+
+  /** Starts a loaded project's passage count (the panel calls it when opened). */
+  async loadEmbeddedCount(): Promise<void> {
+    if (this.files.length > 0) await this.refreshEmbedded();
+  }
+}
+
+function toFileRow(file: FileInfo): ProjectFileRow {
+  return {
+    id: file.id,
+    name: file.name,
+    mimeType: file.mimeType,
+    sizeBytes: file.sizeBytes,
+    status: file.status,
+    tokenCount: file.tokenCount,
+    ...(file.error === undefined ? {} : { error: file.error }),
+    createdAt: file.createdAt,
+  };
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** "carrel/tiny-embedder is ready (WebAssembly, 2 threads)." */
+export function readyStatus(modelId: string, runtime: string | null): string {
+  return runtime === null ? `${modelId} is ready.` : `${modelId} is ready (${runtime}).`;
+}
+
+/** Embedding model choice, source, downloads, "Download now" and folder import (Settings). */
+export class EmbeddingSettingsState {
+  settings = $state<EmbeddingSettings>(DEFAULT_EMBEDDING_SETTINGS);
+  /** 0–1 while a model loads; null otherwise. */
+  progress = $state<number | null>(null);
+  progressLabel = $state('');
+  status = $state<string | null>(null);
+  /** The last download could not reach the network: Settings offers to retry. */
+  canRetry = $state(false);
+  isBusy = $state(false);
+  private cancelPrepare: (() => void) | null = null;
+  private download = new ModelDownload();
+
+  constructor(private readonly deps: Pick<ProjectsDeps, 'settings' | 'notices' | 'loadEmbedding'>) {}
+
+  async load(): Promise<void> {
+    this.settings = await readEmbeddingSettings(this.deps.settings);
+  }
+
+  async save(patch: Partial<EmbeddingSettings>): Promise<boolean> {
+    const parsed = embeddingSettingsSchema.safeParse({ ...$state.snapshot(this.settings), ...patch });
+    if (!parsed.success) {
+      this.status = 'These settings are incomplete: a self-hosted source needs its address.';
+      return false;
+    }
+    this.settings = parsed.data;
+    this.status = null;
+    await this.deps.notices.guard('Could not save the embedding settings', () =>
+      this.deps.settings.set(EMBEDDING_SETTINGS_KEY, parsed.data),
+    );
+    return true;
+  }
+
+  /** Loads the model now (downloading if allowed), with progress. */
+  async downloadNow(): Promise<void> {
+    if (this.isBusy) return;
+    this.isBusy = true;
+    this.progress = 0;
+    this.progressLabel = '';
+    this.download = new ModelDownload();
+    this.status = null;
+    this.canRetry = false;
+    try {
+      const job = this.deps.loadEmbedding().prepareModel($state.snapshot(this.settings), (event) => this.onProgress(event));
+      this.cancelPrepare = () => job.cancel();
+      const result = await job.result;
+      this.status = result.ok ? readyStatus(this.settings.modelId, result.value.runtime) : result.error.message;
+      this.canRetry = !result.ok && result.error.code === 'download_failed';
+    } catch (error) {
+      this.status = describe(error);
+    } finally {
+      this.cancelPrepare = null;
+      this.progress = null;
+      this.isBusy = false;
+    }
+  }
+
+  cancel(): void {
+    this.cancelPrepare?.();
+  }
+
+  /** Stores a model folder the person picked (`<input type=file webkitdirectory>`). */
+  async importFolder(files: readonly File[]): Promise<void> {
+    if (files.length === 0 || this.isBusy) return;
+    this.isBusy = true;
+    this.status = null;
+    try {
+      const modelFiles: ModelFile[] = files.map((file) => ({
+        path: file.webkitRelativePath || file.name,
+        blob: file,
+      }));
+      const result = await this.deps.loadEmbedding().importModelFolder(this.settings.modelId, modelFiles, this.settings.isQuantized);
+      if (result.ok) {
+        await this.save({ source: { kind: 'imported' } });
+        this.status = `Imported ${result.value.fileCount} files for ${this.settings.modelId}.`;
+      } else {
+        this.status = result.error.message;
+      }
+    } catch (error) {
+      this.status = describe(error);
+    } finally {
+      this.isBusy = false;
+    }
+  }
+
+  private onProgress(event: EmbeddingProgress): void {
+    if (event.kind !== 'model') return;
+    const view = this.download.update(event.progress);
+    this.progress = view.fraction ?? 0;
+    this.progressLabel = view.label;
+  }
+}
+
+/**
+ * "New chat in this project": the next first message creates its session in the project, with
+ * the project's default model and agent picked in the composer.
+ */
+export async function startProjectChat(
+  project: Project,
+  deps: {
+    projects: Pick<ProjectsState, 'newChatProjectId'>;
+    goToNewChat(): void;
+    /** Resolves once the composer followed the new (empty) chat. */
+    settle(): Promise<void>;
+    composer: { setModels(models: ModelRef[]): Promise<void>; setAgent(agent: Agent, available: ModelRef[]): Promise<void> };
+    agents: { find(id: string | null): Agent };
+    available: ModelRef[];
+  },
+): Promise<void> {
+  deps.projects.newChatProjectId = project.id;
+  deps.goToNewChat();
+  await deps.settle();
+  if (project.defaultAgentId) await deps.composer.setAgent(deps.agents.find(project.defaultAgentId), deps.available);
+  const model = project.defaultModel;
+  if (model && deps.available.some((m) => m.providerId === model.providerId && m.modelId === model.modelId)) {
+    await deps.composer.setModels([model]);
+  }
+}
+
+/** The embedding models the Settings picker offers. */
+export { EMBEDDING_MODELS } from '../../workers/embedding/embedding.client';

@@ -1,0 +1,45 @@
+import type { AgentsState } from '../settings/agents.svelte';
+import type { AttachmentsState } from '../chat/attachments.svelte';
+import type { BuiltinModelState } from '../settings/builtin-model.svelte';
+import type { FileViewerState } from '../projects/file-viewer.svelte';
+import type { EmbeddingSettingsState, ProjectsState } from '../projects/projects.svelte';
+import type { ChatSessionState } from '../chat/chat-session.svelte';
+import type { ComposerState } from '../chat/composer.svelte';
+import type { NoticesState } from './notices.svelte';
+import type { ProvidersState } from '../settings/providers.svelte';
+import type { RouterState } from './router.svelte';
+import type { SessionsState } from '../chat/sessions.svelte';
+import type { SettingsState } from '../settings/settings.svelte';
+import type { StorageSettingsState } from '../settings/settings-storage.svelte';
+import type { UsageState } from '../usage/usage.svelte';
+import type { SyncSettingsState } from '../settings/sync.svelte';
+
+/** Everything the component tree needs, built once by the composition root (main.ts). */
+export interface AppContext {
+  router: RouterState;
+  chat: ChatSessionState;
+  providers: ProvidersState;
+  sessions: SessionsState;
+  agents: AgentsState;
+  composer: ComposerState;
+  /** The one error funnel and its toasts. */
+  notices: NoticesState;
+  /** System prompt, theme, web tools and MCP servers (the Settings screen). */
+  settings: SettingsState;
+  /** Persistence, usage, backups and delete-everything (the Settings screen). */
+  storage: StorageSettingsState;
+  /** The open project: settings, files, uploads, fit or search. */
+  projects: ProjectsState;
+  /** Files attached to the next message (the composer's attach slot). */
+  attachments: AttachmentsState;
+  /** The file viewer opened by citation chips and the files panel. */
+  fileViewer: FileViewerState;
+  /** Embedding model, source and downloads (the Settings screen). */
+  embedding: EmbeddingSettingsState;
+  /** Tokens and spend (the Usage screen). */
+  usage: UsageState;
+  /** The built-in model: first-run download, how it runs. */
+  builtin: BuiltinModelState;
+  /** Sync across devices (the Settings screen); absent in compositions without it. */
+  sync?: SyncSettingsState;
+}

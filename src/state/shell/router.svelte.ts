@@ -1,0 +1,83 @@
+import type { ProjectId, SessionId } from '../../core/model';
+
+export type Route =
+  | { name: 'chat'; sessionId: SessionId | null }
+  /** `section`: the settings section to scroll to (`#/settings/embeddings`). */
+  | { name: 'settings'; section?: string }
+  | { name: 'agents' }
+  /** Tokens and spend per day, model, provider, chat and project. */
+  | { name: 'usage' }
+  /** A project's page; the projects panel fills it (the sidebar lists its chats meanwhile). */
+  | { name: 'project'; projectId: ProjectId };
+
+/**
+ * Hash routes, so the static build works on any host and offline:
+ * #/, #/chat/<id>, #/settings, #/settings/<section>, #/agents, #/usage, #/project/<id>.
+ */
+export function parseRoute(hash: string): Route {
+  const path = hash.replace(/^#/, '');
+  if (path === '/settings') return { name: 'settings' };
+  const settings = /^\/settings\/([a-z-]+)$/.exec(path);
+  if (settings?.[1]) return { name: 'settings', section: settings[1] };
+  if (path === '/agents') return { name: 'agents' };
+  if (path === '/usage') return { name: 'usage' };
+  const chat = /^\/chat\/([^/]+)$/.exec(path);
+  if (chat?.[1]) return { name: 'chat', sessionId: decodeURIComponent(chat[1]) as SessionId };
+  const project = /^\/project\/([^/]+)$/.exec(path);
+  if (project?.[1]) return { name: 'project', projectId: decodeURIComponent(project[1]) as ProjectId };
+  return { name: 'chat', sessionId: null };
+}
+
+export function routeHref(route: Route): string {
+  switch (route.name) {
+    case 'settings':
+      return route.section ? `#/settings/${route.section}` : '#/settings';
+    case 'agents':
+      return '#/agents';
+    case 'usage':
+      return '#/usage';
+    case 'project':
+      return `#/project/${encodeURIComponent(route.projectId)}`;
+    case 'chat':
+      return route.sessionId ? `#/chat/${encodeURIComponent(route.sessionId)}` : '#/';
+  }
+}
+
+/**
+ * Whether a chat the app has just created should take over the address: only while the person
+ * is still on the new chat that created it (or already on that chat). Someone who went to
+ * Settings or another chat while the first answer ran stays where they went.
+ */
+export function shouldFollowCreatedSession(route: Route, sessionId: SessionId): boolean {
+  return route.name === 'chat' && (route.sessionId === null || route.sessionId === sessionId);
+}
+
+export class RouterState {
+  route = $state<Route>(parseRoute(location.hash));
+  private readonly onHashChange = (): void => {
+    this.route = parseRoute(location.hash);
+  };
+
+  constructor() {
+    window.addEventListener('hashchange', this.onHashChange);
+  }
+
+  go(route: Route): void {
+    const href = routeHref(route);
+    if (location.hash !== href) location.hash = href;
+    this.route = route;
+  }
+
+  /**
+   * A new chat got its id: its address replaces the new chat's, unless the person moved on.
+   * Decided from the address itself: `route` follows it only once `hashchange` has been
+   * dispatched, and a navigation still waiting for that event must not be undone.
+   */
+  followCreatedSession(sessionId: SessionId): void {
+    if (shouldFollowCreatedSession(parseRoute(location.hash), sessionId)) this.go({ name: 'chat', sessionId });
+  }
+
+  dispose(): void {
+    window.removeEventListener('hashchange', this.onHashChange);
+  }
+}
