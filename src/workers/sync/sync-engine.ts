@@ -326,9 +326,16 @@ export function createSyncEngine(deps: SyncEngineDeps): SyncEngine {
         await deps.store.writeState(SETTINGS_KEY, settings);
         await deps.store.writeState(KEYS_KEY, keys);
         connection = active;
-        publish({ ...describe(active), state: 'idle', error: null, skipped: [] });
+        const isLive = options.isLive ?? true;
+        // Live, the first round is still to come: "up to date" would claim what is not sent yet.
+        publish({
+          ...describe(active),
+          state: isLive ? 'syncing' : 'idle',
+          error: null,
+          skipped: [],
+        });
         await refreshPending();
-        if (options.isLive ?? true) startLoop(active);
+        if (isLive) startLoop(active);
         return current;
       } catch (error) {
         publish({

@@ -54,6 +54,20 @@ export function syncSettings(
   return { serverUrl: url, database, username: '', password: '', shouldSyncKeys: false, ...extra };
 }
 
+/** Two devices connected to `database` on the server at `url` (not live: tests sync by hand). */
+export async function connectPair(
+  url: string,
+  database: string,
+  passphrase: string,
+  options: { kdfIterations?: number } = {},
+): Promise<{ a: Replica; b: Replica; database: string }> {
+  const a = await openReplica('a', options);
+  const b = await openReplica('b', { ...options, start: 1_700_000_000_500 });
+  await a.engine.connect(syncSettings(url, database), passphrase, { isLive: false });
+  await b.engine.connect(syncSettings(url, database), passphrase, { isLive: false });
+  return { a, b, database };
+}
+
 /** Every synced row, without the fields each device keeps for itself, sorted: comparable across devices. */
 export async function readSyncedState(db: CarrelDb): Promise<Record<string, unknown[]>> {
   const state: Record<string, unknown[]> = {};

@@ -15,7 +15,7 @@ import {
 import type { CarrelDb } from '../../../../src/storage/db';
 import { startCouchServer, type CouchServer } from '../../../couch/server';
 import { buildSession } from '../../storage/storage-fixtures';
-import { openReplica, readSyncedState, syncSettings, syncUntilQuiet } from './replicas';
+import { connectPair, readSyncedState, syncUntilQuiet } from './replicas';
 
 const PASSPHRASE = 'correct horse battery staple';
 let server: CouchServer;
@@ -28,13 +28,10 @@ afterAll(async () => {
   await server.close();
 });
 
-async function connectedPair() {
-  const database = `carrel-import-${++databaseCounter}`;
-  const a = await openReplica('a', { kdfIterations: 100_000 });
-  const b = await openReplica('b', { kdfIterations: 100_000, start: 1_700_000_000_500 });
-  await a.engine.connect(syncSettings(server.url, database), PASSPHRASE, { isLive: false });
-  await b.engine.connect(syncSettings(server.url, database), PASSPHRASE, { isLive: false });
-  return { a, b };
+function connectedPair() {
+  return connectPair(server.url, `carrel-import-${++databaseCounter}`, PASSPHRASE, {
+    kdfIterations: 100_000,
+  });
 }
 
 /** One batch of an import, journaled as the backup importer does: a rename and a new chat. */

@@ -7,7 +7,13 @@ import {
   buildSession,
   buildUserMessage,
 } from '../../storage/storage-fixtures';
-import { openReplica, readSyncedState, syncSettings, syncUntilQuiet } from './replicas';
+import {
+  connectPair,
+  openReplica,
+  readSyncedState,
+  syncSettings,
+  syncUntilQuiet,
+} from './replicas';
 
 const PASSPHRASE = 'correct horse battery staple';
 let server: CouchServer;
@@ -28,13 +34,8 @@ async function readDocIds(database: string): Promise<string[]> {
   return all.rows.map((row) => row.id).sort();
 }
 
-async function connectedPair() {
-  const database = nextDatabase();
-  const a = await openReplica('a');
-  const b = await openReplica('b', { start: 1_700_000_000_500 });
-  await a.engine.connect(syncSettings(server.url, database), PASSPHRASE, { isLive: false });
-  await b.engine.connect(syncSettings(server.url, database), PASSPHRASE, { isLive: false });
-  return { a, b, database };
+function connectedPair() {
+  return connectPair(server.url, nextDatabase(), PASSPHRASE);
 }
 
 describe('sync between devices through a CouchDB-protocol server', { timeout: 60_000 }, () => {
