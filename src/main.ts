@@ -6,8 +6,10 @@ import PwaControls from './app/components/pwa/PwaControls.svelte';
 import DatabaseBanner from './app/components/storage/DatabaseBanner.svelte';
 import { DatabaseStatus } from './state/shell/database-status.svelte';
 import './app/app.css';
+import { buildSharedChat } from './core/model';
 import { createTokenCounter } from './core/tokens';
 import { AgentsState } from './state/settings/agents.svelte';
+import { PromptsState } from './state/settings/prompts.svelte';
 import { AttachmentsState } from './state/chat/attachments.svelte';
 import { FileViewerState } from './state/projects/file-viewer.svelte';
 import { EmbeddingSettingsState, ProjectsState } from './state/projects/projects.svelte';
@@ -102,18 +104,23 @@ async function start(): Promise<void> {
       const { importChatGptExport } = await import('./storage/backup/import-chatgpt');
       return importChatGptExport(db, text, { clock, tokens: await createTokenCounter() });
     },
-    async renderChatMarkdown(sessionId) {
-      const { renderSessionMarkdown } = await import('./storage/backup/export-markdown');
+    async renderChat(sessionId, format) {
       const session = await stores.sessions.get(sessionId);
       if (!session) throw new Error('This chat no longer exists.');
-      const chain = session.currentLeafId
-        ? await stores.messages.loadChain(session.currentLeafId)
-        : [];
-      const slug = (session.title || 'chat')
-        .replace(/[^\p{L}\p{N}]+/gu, '-')
-        .replace(/^-|-$/g, '')
-        .slice(0, 60);
-      return { fileName: `${slug || 'chat'}.md`, text: renderSessionMarkdown(session, chain) };
+      const chain = session.currentLeafId ? await stores.messages.loadChain(session.currentLeafId) : [];
+      const slug = (session.title || 'chat').replace(/[^\p{L}\p{N}]+/gu, '-').replace(/^-|-$/g, '').slice(0, 60) || 'chat';
+      if (format === 'markdown') {
+        const { renderSessionMarkdown } = await import('./storage/backup/export-markdown');
+        return { fileName: `${slug}.md`, text: renderSessionMarkdown(session, chain) };
+      }
+      const { renderSharedChatPage } = await import('./app/lib/shared-chat-page');
+      const shared = buildSharedChat(session, chain, clock.now());
+      return { fileName: `${slug}.html`, text: renderSharedChatPage(shared, clock.timeZone()) };
+    },
+    printPage: printHtmlPage,
+    async importSharedChat(text) {
+      const { importSharedChat } = await import('./storage/backup/shared-chat');
+      return importSharedChat(db, text, { clock, newId });
     },
     now: () => new Date(),
   });
@@ -147,6 +154,13 @@ async function start(): Promise<void> {
   const agents = new AgentsState({
     store: stores.agents,
     watchAgents: (onValue, onError) => observe(() => stores.agents.list(), onValue, onError),
+    notices,
+    newId,
+    now: clock.now,
+  });
+  const prompts = new PromptsState({
+    store: stores.prompts,
+    watchPrompts: (onValue, onError) => observe(() => stores.prompts.list(), onValue, onError),
     notices,
     newId,
     now: clock.now,
@@ -218,7 +232,7 @@ async function start(): Promise<void> {
     listProjects: () => stores.projects.list(),
     providers: () => providers.providers,
   });
-  mount(App, { target, props: { context: { router, chat, providers, sessions, agents, composer, notices, settings, storage, projects, attachments, fileViewer, embedding: embeddingSettings, builtin, usage, sync } } });
+  mount(App, { target, props: { context: { router, chat, providers, sessions, agents, prompts, composer, notices, settings, storage, projects, attachments, fileViewer, embedding: embeddingSettings, builtin, usage, sync } } });
   afterFirstPaint(() => {
     // Service worker, update prompt, install button and offline indicator (src/pwa, issue 10).
     const pwa = startPwa({ isGenerationRunning: () => chat.isRunning });
@@ -242,6 +256,35 @@ async function start(): Promise<void> {
 function afterFirstPaint(task: () => void): void {
   if (document.visibilityState === 'hidden') setTimeout(task, 0);
   else requestAnimationFrame(() => setTimeout(task, 0));
+}
+
+/**
+ * Opens the print dialog on a page of its own (a chat's web page): a hidden frame holds it, so
+ * the app's own layout and its list of visible rows do not decide what is printed.
+ */
+function printHtmlPage(html: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const frame = document.createElement('iframe');
+    frame.title = 'Printing';
+    frame.setAttribute('aria-hidden', 'true');
+    // No scripts in it; same origin only so this page can call its print(), modals for the dialog.
+    frame.setAttribute('sandbox', 'allow-same-origin allow-modals');
+    frame.style.cssText = 'position: fixed; width: 0; height: 0; border: 0; visibility: hidden;';
+    frame.addEventListener('load', () => {
+      const view = frame.contentWindow;
+      if (!view) {
+        frame.remove();
+        reject(new Error('The page to print could not be opened.'));
+        return;
+      }
+      // print() returns when the dialog closes; the frame goes once printing no longer needs it.
+      view.addEventListener('afterprint', () => setTimeout(() => frame.remove(), 0), { once: true });
+      view.print();
+      resolve();
+    }, { once: true });
+    frame.srcdoc = html;
+    document.body.append(frame);
+  });
 }
 
 /** Hands a file to the person through a temporary download link. */

@@ -19,6 +19,7 @@ import type {
   ProjectId,
   ProviderConfig,
   ProviderId,
+  SavedPrompt,
   Session,
   SessionId,
   ToolDefinition,
@@ -107,6 +108,14 @@ export interface AgentStore {
   get(id: AgentId): Promise<Agent | undefined>;
   put(agent: Agent): Promise<void>;
   delete(id: AgentId): Promise<void>;
+}
+
+/** The prompt library: saved prompts the composer inserts with `/`. */
+export interface PromptStore {
+  list(): Promise<SavedPrompt[]>;
+  get(id: string): Promise<SavedPrompt | undefined>;
+  put(prompt: SavedPrompt): Promise<void>;
+  delete(id: string): Promise<void>;
 }
 
 export interface ProjectStore {

@@ -260,10 +260,13 @@ function buildError(
   provider: ErrorProvider,
   extras: { status?: number; retryAfterMs?: number; providerMessage?: string },
 ): LlmError {
-  // Blank words say nothing; a whole page of them is capped, so a huge body never fills storage.
+  // A message without a letter or a digit (blank, or only quote marks and dots) says nothing, and
+  // quoting it would read as an empty quotation; a whole page of words is capped, so a huge body
+  // never fills storage.
   const trimmed = extras.providerMessage?.trim() ?? '';
-  const providerMessage =
-    trimmed.length === 0 ? undefined : shorten(trimmed, MAX_PROVIDER_MESSAGE_CHARS);
+  const providerMessage = !/[\p{L}\p{N}]/u.test(trimmed)
+    ? undefined
+    : shorten(trimmed, MAX_PROVIDER_MESSAGE_CHARS);
   const details = { ...extras, providerMessage };
   const error: LlmError = { code, message: describeLlmError(code, provider, details) };
   if (extras.status !== undefined) error.status = extras.status;

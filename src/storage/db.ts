@@ -13,6 +13,7 @@ import type {
   Session,
   Usage,
   ChatSummary,
+  SavedPrompt,
 } from '../core/model';
 import { readOrigin } from '../core/model';
 import type { FileSearchBlock, PageSpan } from '../core/ports';
@@ -184,15 +185,21 @@ export interface ImportUndoRow {
   before: unknown;
 }
 
+/** Version 9: the prompt library. A new table, nothing to migrate. */
+export const SCHEMA_V9 = {
+  ...SCHEMA_V8,
+  prompts: 'id',
+} as const;
+
+export type PromptRow = SavedPrompt;
 
 /**
- * Version 10 (9 is another table's): sync. Each synced row's record (revision, stamps,
- * tombstone, pending flag), this device's sync state (device id, clock, checkpoints, settings,
- * keys) and the versions that lost a merge. The upgrade records every existing row of a synced
- * table as a pending change.
+ * Version 10: sync. Each synced row's record (revision, stamps, tombstone, pending flag), this
+ * device's sync state (device id, clock, checkpoints, settings, keys) and the versions that lost
+ * a merge. The upgrade records every existing row of a synced table as a pending change.
  */
 export const SCHEMA_V10 = {
-  ...SCHEMA_V8,
+  ...SCHEMA_V9,
   syncRecords: 'key, pending, docId',
   syncState: 'key',
   syncHistory: 'id, recordKey',
@@ -357,6 +364,7 @@ export class CarrelDb extends Dexie {
   declare readonly searchBlocks: Table<SearchBlockRow, string>;
   declare readonly imports: Table<ImportRow, string>;
   declare readonly importUndo: Table<ImportUndoRow, number>;
+  declare readonly prompts: Table<PromptRow, string>;
 
   constructor(name: string, options: DexieOptions = {}, now: () => number = () => Date.now()) {
     // Strict durability: a message is on disk when the transaction resolves, not just in the
@@ -370,6 +378,7 @@ export class CarrelDb extends Dexie {
     this.version(6).stores(SCHEMA_V6).upgrade(upgradeToV6);
     this.version(7).stores(SCHEMA_V7);
     this.version(8).stores(SCHEMA_V8);
+    this.version(9).stores(SCHEMA_V9);
     this.version(10)
       .stores(SCHEMA_V10)
       .upgrade((tx) => recordExistingRows(tx, now()));

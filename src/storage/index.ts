@@ -10,6 +10,7 @@ import type {
   FileStore,
   Ids,
   ProjectStore,
+  PromptStore,
   ProviderStore,
   SessionStore,
   SearchBlockStore,
@@ -24,6 +25,7 @@ import type { CarrelDb } from './db';
 import { createFileStore } from './file.store';
 import { createMessageStore, type DexieMessageStore } from './message.store';
 import { createProjectStore } from './project.store';
+import { createPromptStore } from './prompt.store';
 import { createSearchBlockStore } from './search-block.store';
 import { createProviderStore } from './provider.store';
 import { createSessionStore } from './session.store';
@@ -43,6 +45,7 @@ export interface CarrelStores {
   settings: SettingsStore;
   usage: UsageStore;
   summaries: SummaryStore;
+  prompts: PromptStore;
   backup: Backup;
 }
 
@@ -59,6 +62,7 @@ export function createStores(db: CarrelDb, clock: Clock, ids: Ids): CarrelStores
     settings: createSettingsStore(db, clock),
     usage: createUsageStore(db, clock, ids),
     summaries: createSummaryStore(db),
+    prompts: createPromptStore(db),
     backup: createBackupService(db, clock),
   };
 }
@@ -77,6 +81,6 @@ export {
   type StorageEstimateReport,
 } from './persistence';
 export { createSessionCache, type SessionCache, type SessionCacheStats } from './session-cache';
-// Not re-exported: search-index.ts (MiniSearch), backup/import-chatgpt.ts and
-// backup/export-markdown.ts are imported on first use (main.ts), so they stay out of the
+// Not re-exported: search-index.ts (MiniSearch), backup/import-chatgpt.ts, backup/shared-chat.ts
+// and backup/export-markdown.ts are imported on first use (main.ts), so they stay out of the
 // startup script; a re-export here would pull them into it.

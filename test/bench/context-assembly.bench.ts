@@ -4,6 +4,7 @@
  *
  *     npx tsx test/bench/context-assembly.bench.ts
  */
+import { availableParallelism, loadavg } from 'node:os';
 import { assembleContext, type ContextInput } from '../../src/core/context';
 import type { AssistantStep } from '../../src/core/model';
 import { buildStep } from '../builders';
@@ -36,6 +37,7 @@ function withFreshMemo(counter: TokenCounter): TokenCounter {
 
 async function main(): Promise<void> {
   const section = createSection('context-assembly', '1. Context assembly (128k window)');
+  const loadAtStart = loadavg()[0] ?? 0;
   const tokenCounter = await createTokenCounter(['o200k_base']);
   for (const size of SESSION_SIZES) {
     const chain = buildSession(size);
@@ -100,7 +102,13 @@ async function main(): Promise<void> {
     "Round 2 (9.9–10.6 ms at 10,000 messages before it, same machine and load): an older message's blocks are priced once and reused by every later request that prices the same way (a WeakMap on the message, checked against the shared pricing and the pin state), so a steady-state cycle allocates no history blocks; the dropped-message report (about 10,900 entries) is built only when read, which the agent loop never does; and a sent tool step is built without spreading its price (1.1 → 0.16 ms for the ~450 steps sent).",
   );
   section.notes.push(
-    "Where the time goes now (10,000 messages, process.cpuUsage per stage): the trim and its marker ledger over all ~11,700 blocks (~0.8 ms, including the ~500-file forgotten-files note), rendering the ~840 blocks sent (~0.7 ms), walking the chain (~0.5 ms) and the young-generation GC of what is rendered. The first request after start prices every message (nothing remembered for a new counter) and counts every old file's framing and the note: the second figure per size, unchanged by round 2 within the noise.",
+    `This run started at a load average (1 min) of ${loadAtStart.toFixed(1)} on ${availableParallelism()} cores, so wall-clock medians include waiting for a core; the p5 column is closer to the work itself. clear_tool_results with arguments still misses its target: files get the whole budget there (clearing can make a step dearer than its price), so the walk is twice as long, and every tool step listed is priced again with its arguments cleared on every request.`,
+  );
+  section.notes.push(
+    'Round 3 (the figures above): the history is walked from the newest message back only as far as something could still be sent (until the messages behind it pass the input budget and the files behind it the upload share plus the largest message block; for last_turns until its own cut), and older stretches between pinned messages are one elided block with summed tokens, messages and files, taken from running sums that the next request reuses after checking the older chain by identity. The trim, its marker ledger and the shares now see ~1,320 blocks (the newest ~1,120 messages) instead of ~11,700 at 10,000 messages (48 under last_turns (20); ~2,660 under clear_tool_results with arguments, where files get the whole budget), the dropped-message report expands the elided blocks only when read, and the forgotten-files note names the newest 20 files and counts the rest (1,050 characters; ~500 files and ~18,000 characters before). More messages are sent (699 → 720) because the shorter note leaves room for them. A property test checks the result equals listing every block.',
+  );
+  section.notes.push(
+    'Where the time goes now (10,000 messages, CPU profile): the walk over the ~1,120 newest messages and their blocks, the trim over ~1,320 blocks, rendering the ~720 messages sent, splitting the chain and checking the older part by identity (~9,000 comparisons), and the young-generation GC of what is rendered. The files behind the newest messages keep the walk long in this session (one code file every 10th question, ~930 tokens each): files must pass the upload share before nothing older can fit. The first request after start prices every message once (nothing remembered for a new counter) and fills the running sums.',
   );
   await emitSection(section);
 }

@@ -33,13 +33,32 @@ const PREVIEW_PORT = Number(process.env.BENCH_PREVIEW_PORT ?? 4212);
 const TRACE_FILE = process.env.STREAMING_UI_TRACE;
 const PROFILE_FILE = process.env.STREAMING_UI_PROFILE;
 
+interface BenchSession {
+  id: string;
+  title: string;
+  messageCount: number;
+  lastKey: string;
+}
+
+function describeSession(id: string, title: string, messageCount: number): BenchSession {
+  return { id, title, messageCount, lastKey: `${id}-m${messageCount - 1}` };
+}
+
 const MESSAGE_COUNT = 1000;
-const SESSION_ID = 'bench-long-session';
-const SESSION_TITLE = 'Bench: a thousand messages';
-const LAST_MESSAGE_KEY = `${SESSION_ID}-m${MESSAGE_COUNT - 1}`;
+const SESSION = describeSession('bench-long-session', 'Bench: a thousand messages', MESSAGE_COUNT);
+/** The long chat: opened, reloaded and scrolled through, with the same kind of answers. */
+const LONG_SESSION = describeSession(
+  'bench-longest-session',
+  'Bench: ten thousand messages',
+  10_000,
+);
 const OPEN_RUNS = 7;
 const COLD_RUNS = 5;
 const OPEN_TARGET_MS = 500;
+const LONG_OPEN_TARGET_MS = 300;
+/** The scroll: this many pixels up per frame, as a fast wheel or a fling, for this many frames. */
+const SCROLL_STEP_PX = 120;
+const SCROLL_FRAMES = 360;
 
 const STREAM_DELTAS = 5000;
 const CHARS_PER_DELTA = 4;
@@ -53,9 +72,9 @@ const VIEWPORT = { width: 1280, height: 800 };
 /** tsx keeps function names with an `__name` helper that the page does not have. */
 const NAME_HELPER_SHIM = 'globalThis.__name = (target) => target;';
 
-function buildSessionTexts(): string[] {
-  const random = createRandom(MESSAGE_COUNT);
-  return Array.from({ length: MESSAGE_COUNT }, (_, index) =>
+function buildSessionTexts(count: number): string[] {
+  const random = createRandom(count);
+  return Array.from({ length: count }, (_, index) =>
     index % 2 === 0
       ? `${createProse(random, 10 + Math.floor(random() * 50))}?`
       : createMarkdownAnswer(index, 300 + Math.floor(random() * 1500)),
@@ -275,6 +294,58 @@ function describeDifference(a: string, b: string): string {
   return `first difference at character ${index}: «${a.slice(Math.max(0, index - 60), index + 60)}» vs «${b.slice(Math.max(0, index - 60), index + 60)}»`;
 }
 
+interface ScrollProbeResult {
+  frameDeltas: number[];
+  longTasks: number[];
+  scrolledPx: number;
+  /** Rows in the DOM at the end: a virtualised list keeps this near one screen's worth. */
+  rowsInDom: number;
+}
+
+/**
+ * Scrolls the open chat's list up by `step` pixels on each animation frame for `frames` frames,
+ * as a fast wheel does, recording each frame's time and every long task meanwhile.
+ */
+function scrollThroughChat({
+  step,
+  frames,
+}: {
+  step: number;
+  frames: number;
+}): Promise<ScrollProbeResult> {
+  const list = document.querySelector<HTMLElement>('[data-testid="messages"]');
+  if (!list) throw new Error('No message list');
+  const longTasks: number[] = [];
+  const observer = new PerformanceObserver((entries) => {
+    for (const entry of entries.getEntries()) longTasks.push(entry.duration);
+  });
+  observer.observe({ type: 'longtask', buffered: false });
+  const startTop = list.scrollTop;
+  const frameDeltas: number[] = [];
+  return new Promise((resolve) => {
+    let last = performance.now();
+    let count = 0;
+    const frame = (now: number): void => {
+      if (count > 0) frameDeltas.push(now - last);
+      last = now;
+      count += 1;
+      if (count > frames) {
+        observer.disconnect();
+        resolve({
+          frameDeltas,
+          longTasks,
+          scrolledPx: startTop - list.scrollTop,
+          rowsInDom: list.querySelectorAll('[data-key]').length,
+        });
+        return;
+      }
+      list.scrollTop = Math.max(0, list.scrollTop - step);
+      requestAnimationFrame(frame);
+    };
+    requestAnimationFrame(frame);
+  });
+}
+
 /* ---- The phases. ---- */
 
 async function prepareApp(context: BrowserContext, llmUrl: string): Promise<Page> {
@@ -289,18 +360,19 @@ async function prepareApp(context: BrowserContext, llmUrl: string): Promise<Page
     apiKey: 'sk-bench-streaming',
     model: 'gpt-4o-mini',
   });
-  await page.evaluate(seedSessionRows, {
-    sessionId: SESSION_ID,
-    title: SESSION_TITLE,
-    texts: buildSessionTexts(),
-  });
+  for (const session of [SESSION, LONG_SESSION])
+    await page.evaluate(seedSessionRows, {
+      sessionId: session.id,
+      title: session.title,
+      texts: buildSessionTexts(session.messageCount),
+    });
   await page.goto('/#/');
   await page.reload();
-  await page.getByTestId('session-list').getByText(SESSION_TITLE).waitFor({ timeout: 30_000 });
+  await page.getByTestId('session-list').getByText(SESSION.title).waitFor({ timeout: 30_000 });
   return page;
 }
 
-async function measureOpening(page: Page): Promise<number[]> {
+async function measureOpening(page: Page, session: BenchSession): Promise<number[]> {
   const chat = new ChatPage(page);
   const samples: number[] = [];
   for (let run = 0; run < OPEN_RUNS; run++) {
@@ -308,20 +380,74 @@ async function measureOpening(page: Page): Promise<number[]> {
     await page.locator('[data-testid="messages"][data-count="0"]').waitFor({ timeout: 30_000 });
     samples.push(
       await page.evaluate(timeOpeningFromSidebar, {
-        title: SESSION_TITLE,
-        lastKey: LAST_MESSAGE_KEY,
+        title: session.title,
+        lastKey: session.lastKey,
       }),
     );
   }
   return samples;
 }
 
-async function measureColdOpening(context: BrowserContext): Promise<number[]> {
+/** The 10,000-message chat: first screen from the sidebar and from its address, then a scroll. */
+async function measureLongChat(
+  page: Page,
+  context: BrowserContext,
+  section: ReturnType<typeof createSection>,
+): Promise<void> {
+  const count = LONG_SESSION.messageCount.toLocaleString('en-US');
+  const openSpread = summarizeSamples(await measureOpening(page, LONG_SESSION));
+  section.figures.push({
+    name: `open a ${count}-message session from the sidebar (click → last message on screen)`,
+    unit: 'ms',
+    spread: openSpread,
+    target: `< ${LONG_OPEN_TARGET_MS} ms`,
+    isTargetMet: openSpread.median < LONG_OPEN_TARGET_MS,
+  });
+  const coldSpread = summarizeSamples(await measureColdOpening(context, LONG_SESSION));
+  section.figures.push({
+    name: `the ${count}-message session, cold load of its address (navigation → last message on screen)`,
+    unit: 'ms',
+    spread: coldSpread,
+  });
+  const scroll = await page.evaluate(scrollThroughChat, {
+    step: SCROLL_STEP_PX,
+    frames: SCROLL_FRAMES,
+  });
+  const frames = summarizeSamples(scroll.frameDeltas);
+  const longTasks = scroll.longTasks.filter((duration) => duration > LONG_TASK_MS);
+  section.figures.push({
+    name: `frame time scrolling up through the ${count}-message session (${SCROLL_STEP_PX} px a frame)`,
+    unit: 'ms',
+    spread: frames,
+    // 60 frames a second: the slowest frames of the scroll still within one frame's time.
+    target: 'p95 ≤ 17 ms',
+    isTargetMet: frames.p95 <= 17,
+  });
+  section.values.push(
+    {
+      name: `long tasks > ${LONG_TASK_MS} ms while scrolling (longest ${Math.max(0, ...scroll.longTasks).toFixed(0)} ms)`,
+      value: longTasks.length,
+      unit: '',
+      target: '0',
+      isTargetMet: longTasks.length === 0,
+    },
+    {
+      name: 'distance scrolled, and message rows in the page at the end',
+      value: `${Math.round(scroll.scrolledPx).toLocaleString('en-US')} px, ${scroll.rowsInDom} rows`,
+      unit: '',
+    },
+  );
+}
+
+async function measureColdOpening(
+  context: BrowserContext,
+  session: BenchSession,
+): Promise<number[]> {
   const page = await context.newPage();
-  await page.addInitScript(watchLastMessage, LAST_MESSAGE_KEY);
+  await page.addInitScript(watchLastMessage, session.lastKey);
   const samples: number[] = [];
   for (let run = 0; run < COLD_RUNS; run++) {
-    await page.goto(`/#/chat/${SESSION_ID}`);
+    await page.goto(`/#/chat/${session.id}`);
     if (run > 0) await page.reload();
     samples.push(
       await page.evaluate(
@@ -358,11 +484,16 @@ async function measureStream(
   llm: Awaited<ReturnType<typeof startMockLlm>>,
   answer: string,
 ): Promise<
-  StreamProbeResult & { typingLongTasks: number[]; seconds: number; mockSeconds: number; cpu: MainThreadTime }
+  StreamProbeResult & {
+    typingLongTasks: number[];
+    seconds: number;
+    mockSeconds: number;
+    cpu: MainThreadTime;
+  }
 > {
   const chat = new ChatPage(page);
-  await page.goto(`/#/chat/${SESSION_ID}`);
-  await page.locator(`[data-key="${LAST_MESSAGE_KEY}"]`).waitFor({ timeout: 30_000 });
+  await page.goto(`/#/chat/${SESSION.id}`);
+  await page.locator(`[data-key="${SESSION.lastKey}"]`).waitFor({ timeout: 30_000 });
   llm.queueScenarios({
     kind: 'text',
     text: answer,
@@ -453,7 +584,7 @@ async function main(): Promise<void> {
     await context.addInitScript(installRowWatcher);
     const page = await prepareApp(context, llm.url);
 
-    const opening = await measureOpening(page);
+    const opening = await measureOpening(page, SESSION);
     const openSpread = summarizeSamples(opening);
     section.figures.push({
       name: `open a ${MESSAGE_COUNT.toLocaleString('en-US')}-message session from the sidebar (click → last message on screen)`,
@@ -465,8 +596,9 @@ async function main(): Promise<void> {
     section.figures.push({
       name: 'the same session, cold load of its address (navigation → last message on screen)',
       unit: 'ms',
-      spread: summarizeSamples(await measureColdOpening(context)),
+      spread: summarizeSamples(await measureColdOpening(context, SESSION)),
     });
+    await measureLongChat(page, context, section);
 
     const stream = await measureStream(browser, page, llm, answer);
     const start = stream.firstTextAt ?? 0;
@@ -568,7 +700,7 @@ async function main(): Promise<void> {
 
     section.notes.push(
       `Streamed answer: ${answer.length.toLocaleString('en-US')} characters of Markdown (headings, paragraphs, lists, fenced code, tables, quotes), ${deltaCount} deltas of ${CHARS_PER_DELTA} characters, ${countTokens(answer).toLocaleString('en-US')} o200k tokens; wall time from Send to settled ${stream.seconds.toFixed(1)} s.`,
-      `The session: ${MESSAGE_COUNT} seeded rows (raw IndexedDB, test/support/seed-session.ts), answers of 300–1,800 characters of Markdown; viewport ${VIEWPORT.width}×${VIEWPORT.height}; ${OPEN_RUNS} sidebar opens after one page load, ${COLD_RUNS} cold loads.`,
+      `The sessions: ${MESSAGE_COUNT} and ${LONG_SESSION.messageCount} seeded rows (raw IndexedDB, test/support/seed-session.ts), answers of 300–1,800 characters of Markdown; viewport ${VIEWPORT.width}×${VIEWPORT.height}; ${OPEN_RUNS} sidebar opens after one page load, ${COLD_RUNS} cold loads each. The scroll starts at the end of the long session as opened from the sidebar, and moves the list up ${SCROLL_STEP_PX} px on each of ${SCROLL_FRAMES} animation frames.`,
       `Long tasks are counted from Send until ${SETTLE_MS} ms after the answer completed (the saved turn replaces the live one then); frame deltas from the first text on screen to completion.`,
     );
     const slow = [...longTasks, ...longFrames];

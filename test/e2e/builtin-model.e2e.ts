@@ -131,6 +131,26 @@ test('the built-in model answers offline after a reload, from the browser cache,
   await page.evaluate((name) => caches.delete(name), MODEL_CACHE);
 });
 
+test('Cancel stops the download under its bar, keeps what arrived and offers to resume', async ({ page, llm }) => {
+  const builtin = new BuiltinModelPage(page);
+  await new OnboardingPage(page).open();
+  await builtin.useFolder(`${llm.url}/models`, TINY_CHAT);
+  const release = llm.models.hold('onnx/model_quantized.onnx', { fromByte: 1 });
+  await builtin.use();
+  await expect(builtin.progress()).toBeVisible();
+  // Part of the weights arrived before the hold.
+  await expect.poll(async () => Number(await builtin.progress().getAttribute('value'))).toBeGreaterThan(0);
+  await page.screenshot({ path: 'test-results/screenshots/progress-builtin-model.png' });
+  await builtin.section().getByRole('button', { name: 'Cancel download' }).click();
+  await expect(builtin.section().getByRole('alert')).toHaveText('The download was cancelled; what arrived is kept.');
+  await expect(builtin.section().getByRole('button', { name: 'Resume download' })).toBeVisible();
+  await expect(builtin.section().getByRole('button', { name: 'Cancel download' })).toHaveCount(0);
+  // No provider was added: the first screen stays.
+  await expect(page.getByLabel('Message', { exact: true })).toHaveCount(0);
+  release();
+  await page.evaluate((name) => caches.delete(name), MODEL_CACHE);
+});
+
 test('a download cut short by a reload shows what arrived after the reload and resumes from there', async ({ page, llm }) => {
   const builtin = new BuiltinModelPage(page);
   const chat = new ChatPage(page);

@@ -132,4 +132,61 @@ test.describe('embeddings in the browser', () => {
     expect(cached.filter((url) => !url.startsWith(`${llm.url}/models/`))).toEqual([]);
     await page.evaluate((name) => caches.delete(name), MODEL_CACHE);
   });
+
+  test("the model's download and the embedding of a file each show a bar and stop on Cancel", async ({
+    page,
+    settings,
+    llm,
+  }) => {
+    // Model load, WASM compile, ingest and embedding on a busy two-core machine.
+    test.setTimeout(90_000);
+    await settings.open();
+    await storeTinyModelChoice(page);
+    await page.reload();
+    const embedding = new EmbeddingSettingsPage(page);
+    await expect(embedding.model()).toHaveValue(TINY_MODEL_ID);
+    await embedding.useSelfHosted(`${llm.url}/models/`);
+
+    // Held at the weights, the download is cancelled: the request is dropped, the bar goes and
+    // the status says how to start again.
+    const aborted: string[] = [];
+    page.context().on('requestfailed', (request) => aborted.push(request.url()));
+    const release = llm.models.hold('onnx/model.onnx');
+    await embedding.downloadNow();
+    await expect(embedding.progress()).toBeVisible();
+    await expect(embedding.section()).toContainText('onnx/model.onnx');
+    await embedding.section().scrollIntoViewIfNeeded();
+    await page.screenshot({ path: 'test-results/screenshots/progress-embedding-model.png' });
+    await embedding.section().getByRole('button', { name: 'Cancel' }).click();
+    await expect(embedding.status()).toHaveText('The model download was cancelled. "Download now" starts it again.');
+    await expect(embedding.progress()).toHaveCount(0);
+    await expect.poll(() => aborted.some((url) => url.endsWith(`/models/${TINY_MODEL_ID}/onnx/model.onnx`))).toBe(true);
+    release();
+    await embedding.downloadNow();
+    await expect(embedding.status()).toContainText(`${TINY_MODEL_ID} is ready`, { timeout: 30_000 });
+
+    // A long file: its passages are embedded batch by batch under a bar with its Cancel.
+    const project = new ProjectPage(page);
+    await project.create('Long notes');
+    const sections = Array.from(
+      { length: 1_500 },
+      (_, i) => `## Note ${i}\n\n${`Entry ${i} of the kitchen log: the starter was fed, the oven was warmed and the loaf rested. `.repeat(6)}`,
+    ).join('\n\n');
+    await page.getByLabel('Add files to the project').setInputFiles({ name: 'log.md', mimeType: 'text/markdown', buffer: Buffer.from(sections) });
+    const row = project.uploads().filter({ hasText: 'log.md' });
+    await expect(row.getByTestId('upload-stage')).toHaveText(/^Embedding [\d,]+ of [\d,]+ passages$/, { timeout: 30_000 });
+    await expect(row.getByRole('progressbar')).toBeVisible();
+    await row.scrollIntoViewIfNeeded();
+    await page.screenshot({ path: 'test-results/screenshots/progress-embedding-passages.png' });
+    await row.getByRole('button', { name: 'Cancel log.md' }).click();
+    // The file stays, found by keyword; the row says how far the embedding got.
+    await expect(row).toHaveAttribute('data-status', 'done');
+    const settled = (await row.textContent()) ?? '';
+    const counts = /Embedding cancelled \(([\d,]+) of ([\d,]+) embedded\)/.exec(settled) ?? /Embedding cancelled \((none) embedded\)/.exec(settled);
+    expect(counts, settled).not.toBeNull();
+    const [embedded, total] = [counts?.[1], counts?.[2]].map((figure) => Number((figure ?? '0').replace(/,/g, '').replace('none', '0')));
+    if (total !== undefined && total > 0) expect(embedded).toBeLessThan(total);
+    await expect(project.files().filter({ hasText: 'log.md' })).toContainText('tokens');
+    await page.evaluate((name) => caches.delete(name), MODEL_CACHE);
+  });
 });

@@ -192,6 +192,7 @@ for (const size of WIDTHS) {
     expect(box).not.toBeNull();
     expect((box?.x ?? 0) + (box?.width ?? 0)).toBeLessThanOrEqual(size.width);
     expect(box?.height ?? 0).toBeLessThan(40);
+    await page.screenshot({ path: `test-results/screenshots/first-use-attachment-chip-${size.name}.png` });
     await chip.click();
     const viewer = page.getByTestId('file-viewer');
     await expect(viewer).toContainText('The kettle is on.');
@@ -203,6 +204,7 @@ for (const size of WIDTHS) {
     const figures = /^\d+(\.\d)?k? \/ 128k$/;
     await expect(page.getByTestId('draft-tokens')).toHaveText('0');
     await expect(page.getByTestId('context-tokens')).toHaveText(figures);
+    await page.screenshot({ path: `test-results/screenshots/first-use-context-figure-${size.name}.png` });
   });
 }
 

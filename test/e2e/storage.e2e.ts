@@ -92,6 +92,48 @@ test.describe('Settings › Storage', () => {
     await expect(chat.sessionLinks()).toHaveCount(1);
   });
 
+  test('an export shows its progress, and Cancel saves no file', async ({ page, settings }) => {
+    // A 5 MB import, then an export slowed down on purpose.
+    test.setTimeout(60_000);
+    // A slow disk: every write to the export file waits a while, so the export is seen under way.
+    await page.addInitScript(() => {
+      const descriptor = Object.getOwnPropertyDescriptor(FileSystemWritableFileStream.prototype, 'write');
+      const write = descriptor?.value as (this: FileSystemWritableFileStream, data: FileSystemWriteChunkType) => Promise<void>;
+      FileSystemWritableFileStream.prototype.write = function (this: FileSystemWritableFileStream, data: FileSystemWriteChunkType) {
+        return new Promise<void>((resolve) => setTimeout(resolve, 1_000)).then(() => write.call(this, data));
+      };
+    });
+    await page.reload();
+    const storage = new SettingsStoragePage(page);
+    await settings.open();
+    // More than one part of the file: a write half-way and one at the end.
+    await storage.importFile({ name: 'big.jsonl', mimeType: 'application/x-ndjson', buffer: buildLargeBackup(5 * 1024 * 1024) });
+    await expect(page.getByTestId('import-result')).toContainText('Imported:', { timeout: 20_000 });
+
+    const downloads: string[] = [];
+    page.on('download', (download) => downloads.push(download.suggestedFilename()));
+    await page.getByRole('button', { name: 'Export everything' }).click();
+    const job = page.getByTestId('backup-progress');
+    await expect(job).toContainText('Exporting a backup');
+    await expect.poll(async () => Number(await job.getByRole('progressbar').getAttribute('value'))).toBeGreaterThan(0);
+    await job.scrollIntoViewIfNeeded();
+    await page.screenshot({ path: 'test-results/screenshots/progress-backup-export.png' });
+    await job.getByRole('button', { name: 'Cancel' }).click();
+
+    await expect(page.getByTestId('storage-error')).toHaveText('Export cancelled: no file was saved.');
+    await expect(job).toHaveCount(0);
+    expect(downloads).toEqual([]);
+    // Nothing of the cancelled file is left on disk.
+    const kept = await page.evaluate(async () => {
+      const folder = await (await navigator.storage.getDirectory()).getDirectoryHandle('carrel-exports', { create: true });
+      const names: string[] = [];
+      for await (const name of (folder as unknown as { keys(): AsyncIterable<string> }).keys()) names.push(name);
+      return names;
+    });
+    expect(kept).toEqual([]);
+    await expect(page.getByRole('button', { name: 'Export everything' })).toBeEnabled();
+  });
+
   test('the usage meter renders, and warns when storage is nearly full', async ({ page, settings }) => {
     await settings.open();
     const usage = page.getByTestId('storage-usage');

@@ -145,7 +145,9 @@ function resolveCustomAgent(input: ContextInput, values: PlaceholderValues) {
 
 /** Everything the parts read, worked out once per request (exported for the trim tests). */
 export function prepareEnv(input: ContextInput): Result<PartEnv, ContextError> {
-  const conversation = input.chain.filter((message) => !message.isExcluded);
+  const conversation: ChatMessageSimple[] = [];
+  const excluded: ChatMessageSimple[] = [];
+  for (const message of input.chain) (message.isExcluded ? excluded : conversation).push(message);
   const anchorIndex = findAnchor(conversation);
   if (anchorIndex < 0) {
     return err({ code: 'no_user_message', message: 'There is no user message to answer.' });
@@ -158,7 +160,8 @@ export function prepareEnv(input: ContextInput): Result<PartEnv, ContextError> {
   const projectMode: ProjectMode | null =
     input.project === null || input.project.files.length === 0
       ? null
-      : (input.project.mode ?? decideProjectMode(input.project.files, input.model, input.reservedOutputTokens));
+      : (input.project.mode ??
+        decideProjectMode(input.project.files, input.model, input.reservedOutputTokens));
   // In the cache-friendly order the system prompt and the agent prompt open every request: they
   // carry the day only, and the reminder at the end carries the time.
   const isCacheFriendly = input.agent.contextOrder === 'cache_friendly';
@@ -172,7 +175,9 @@ export function prepareEnv(input: ContextInput): Result<PartEnv, ContextError> {
     ...(input.hasSearchRunInTurn ? [CITATION_REMINDER] : []),
     ...(input.isLastCycle ? [LAST_CYCLE_REMINDER] : []),
     ...(isCacheFriendly
-      ? [`${CURRENT_TIME_REMINDER} ${formatCurrentDateTime(placeholders.now, placeholders.timeZone)}.`]
+      ? [
+          `${CURRENT_TIME_REMINDER} ${formatCurrentDateTime(placeholders.now, placeholders.timeZone)}.`,
+        ]
       : []),
   ];
   const sectionContext: SectionContext = {
@@ -190,12 +195,13 @@ export function prepareEnv(input: ContextInput): Result<PartEnv, ContextError> {
     meter: createTokenMeter(input.tokenCounter, input.model.encoding, input.calibrationFactor),
     conversation,
     anchorIndex,
-    excluded: input.chain.filter((message) => message.isExcluded),
+    excluded,
     projectMode,
     sectionContext,
     placeholders: headPlaceholders,
     ...resolveCustomAgent(input, headPlaceholders),
     reminderLines,
+    historyReach: Number.POSITIVE_INFINITY,
     pricing: sharePricing(
       {
         counter: input.tokenCounter,
@@ -257,13 +263,47 @@ function findOversizedFile(env: PartEnv, limit: number): ContextError | null {
 
 /**
  * What the model sees this cycle. Reads as the pipeline it is:
- * collect parts → allocate budget → trim → render.
+ * allocate budget → collect parts → trim → render.
  */
 export function assembleContext(input: ContextInput): Result<AssembledContext, ContextError> {
-  // 1. Collect: every registered part renders its blocks, in the agent's context order.
+  return assemble(input, true);
+}
+
+/**
+ * The same assembly with every older message listed block by block, none summed up: what
+ * `assembleContext` must give, whatever it leaves unlisted (exported for the equivalence tests).
+ */
+export function assembleContextListingAllHistory(
+  input: ContextInput,
+): Result<AssembledContext, ContextError> {
+  return assemble(input, false);
+}
+
+function assemble(
+  input: ContextInput,
+  isHistorySummed: boolean,
+): Result<AssembledContext, ContextError> {
+  // 1. Allocate: pure arithmetic on the window, the reserved output and the tools offered.
   const prepared = prepareEnv(input);
   if (!prepared.ok) return prepared;
-  const env = prepared.value;
+  const toolTokens =
+    input.tools.length > 0
+      ? prepared.value.meter.countText(JSON.stringify(input.tools.map(toDefinition)))
+      : 0;
+  const budget = allocateBudget(
+    input.model,
+    resolveReservedOutput(input.model, input.reservedOutputTokens),
+    toolTokens,
+  );
+  // Older history than the whole input budget can hold is summed up, not listed block by block.
+  const env: PartEnv = {
+    ...prepared.value,
+    historyReach: isHistorySummed ? budget.inputBudget : Number.POSITIVE_INFINITY,
+  };
+  const oversized = findOversizedFile(env, budget.inputBudget);
+  if (oversized !== null) return err(oversized);
+
+  // 2. Collect: every registered part prices its blocks, in the agent's context order.
   const blocks: Block[] = [];
   const dropped: DroppedItem[] = [];
   for (const part of selectContextParts(input.agent.contextOrder)) {
@@ -272,17 +312,6 @@ export function assembleContext(input: ContextInput): Result<AssembledContext, C
     for (const block of output.blocks) blocks.push(block);
     for (const item of output.dropped) dropped.push(item);
   }
-
-  // 2. Allocate: pure arithmetic on the window, the reserved output and the tools offered.
-  const toolTokens =
-    input.tools.length > 0 ? env.meter.countText(JSON.stringify(input.tools.map(toDefinition))) : 0;
-  const budget = allocateBudget(
-    input.model,
-    resolveReservedOutput(input.model, input.reservedOutputTokens),
-    toolTokens,
-  );
-  const oversized = findOversizedFile(env, budget.inputBudget);
-  if (oversized !== null) return err(oversized);
 
   // 3. Trim: strategy, then the budget on top; cuts leave markers. Old tool results may be
   // cleared first (a strategy); a newest turn that does not fit has its results reduced.
@@ -363,14 +392,18 @@ function reportDropped(
     const block = blocks[index];
     if (block === undefined || kept[index] === true) continue;
     const reason = reasons[index] ?? 'budget';
-    for (const item of block.price()) {
-      const entry: DroppedItem = { kind: item.kind, reason, tokens: item.tokens };
-      if (block.sourceId) entry.sourceId = block.sourceId;
-      if (item.kind === 'file') entry.fileNames = block.files.map((file) => file.name);
-      dropped.push(entry);
-    }
+    for (const inner of block.elided?.blocks() ?? [block]) reportBlock(inner, reason, dropped);
   }
   return dropped;
+}
+
+function reportBlock(block: Block, reason: DropReason, dropped: DroppedItem[]): void {
+  for (const item of block.price()) {
+    const entry: DroppedItem = { kind: item.kind, reason, tokens: item.tokens };
+    if (block.sourceId) entry.sourceId = block.sourceId;
+    if (item.kind === 'file') entry.fileNames = block.files.map((file) => file.name);
+    dropped.push(entry);
+  }
 }
 
 /**

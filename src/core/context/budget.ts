@@ -42,19 +42,39 @@ export function sumProjectTokens(files: readonly ProjectFile[]): number {
   return total;
 }
 
+/** How a project's files measure against one model, and what that decides. */
+export interface ProjectFitMeasure {
+  /** Text tokens the files would put in the context. */
+  totalTokens: number;
+  /** Below this many tokens the files go inline: PROJECT_FIT_RATIO of (window − output). */
+  inlineLimit: number;
+  mode: ProjectMode;
+}
+
 /**
- * Inline when every file fits comfortably (below PROJECT_FIT_RATIO of window − output);
- * otherwise the model searches the project with tools. Pure, so the agent loop and the UI can
- * ask which tools to offer before assembling anything.
+ * The one place fit or search is decided: inline when every file fits comfortably (below
+ * PROJECT_FIT_RATIO of window − output); otherwise the model searches the project with tools.
+ * Pure, so turn assembly, the context engine and the projects panel ask the same question and
+ * get the same answer before anything is assembled.
  */
+export function measureProjectFit(
+  files: readonly ProjectFile[],
+  model: ModelInfo,
+  reservedOutputTokens?: number,
+): ProjectFitMeasure {
+  const reserved = resolveReservedOutput(model, reservedOutputTokens);
+  const inlineLimit = (model.contextWindow - reserved) * PROJECT_FIT_RATIO;
+  const totalTokens = sumProjectTokens(files);
+  return { totalTokens, inlineLimit, mode: totalTokens < inlineLimit ? 'inline' : 'search' };
+}
+
+/** measureProjectFit's verdict alone. */
 export function decideProjectMode(
   files: readonly ProjectFile[],
   model: ModelInfo,
   reservedOutputTokens?: number,
 ): ProjectMode {
-  const reserved = resolveReservedOutput(model, reservedOutputTokens);
-  const limit = (model.contextWindow - reserved) * PROJECT_FIT_RATIO;
-  return sumProjectTokens(files) < limit ? 'inline' : 'search';
+  return measureProjectFit(files, model, reservedOutputTokens).mode;
 }
 
 /** The agent's share of the input budget for uploaded content, within its bounds. */

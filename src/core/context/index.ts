@@ -7,6 +7,7 @@ export {
 export {
   allocateBudget,
   decideProjectMode,
+  measureProjectFit,
   resolveReservedOutput,
   resolveUploadShare,
   splitInputBudget,
@@ -14,6 +15,7 @@ export {
   INPUT_BUDGET_RATIO,
   PROJECT_FIT_RATIO,
   MAX_RESERVED_OUTPUT_RATIO,
+  type ProjectFitMeasure,
 } from './budget';
 export {
   renderDocuments,

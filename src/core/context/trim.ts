@@ -122,8 +122,7 @@ function keepNewestWithinShares(
       continue;
     const question = index + 1;
     const isQuestion = blocks[question]?.sourceId === block.sourceId;
-    const canBring =
-      isQuestion && kept[question] !== true && reasons[question] === 'budget';
+    const canBring = isQuestion && kept[question] !== true && reasons[question] === 'budget';
     const cost = block.tokens + (canBring ? (blocks[question]?.tokens ?? 0) : 0);
     // A question brought back opens a gap in the history, and so one more skipped marker.
     const markerCost = canBring ? gapMarkerTokens : 0;
@@ -145,7 +144,7 @@ function keepNewestWithinShares(
     const resumeAt = cutAt;
     for (let index = resumeAt; index >= 0; index--) {
       const block = blocks[index];
-      if (block === undefined || block.isRequired || block.isUpload) continue;
+      if (block === undefined || block.isRequired || block.isUpload || block.elided) continue;
       if (reasons[index] !== 'budget') continue;
       kept[index] = true;
       reasons[index] = undefined;
@@ -173,6 +172,12 @@ export function trimToBudget(
   const reasons: Array<DropReason | undefined> = kept.map((isKept) =>
     isKept ? undefined : 'strategy',
   );
+  // History the collection only summed up lies past what the budget can hold: it goes.
+  blocks.forEach((block, index) => {
+    if (block.elided === undefined || kept[index] !== true) return;
+    kept[index] = false;
+    reasons[index] = 'budget';
+  });
 
   let running = 0;
   for (const block of blocks) if (block.isRequired) running += block.tokens;

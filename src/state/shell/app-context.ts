@@ -6,6 +6,7 @@ import type { EmbeddingSettingsState, ProjectsState } from '../projects/projects
 import type { ChatSessionState } from '../chat/chat-session.svelte';
 import type { ComposerState } from '../chat/composer.svelte';
 import type { NoticesState } from './notices.svelte';
+import type { PromptsState } from '../settings/prompts.svelte';
 import type { ProvidersState } from '../settings/providers.svelte';
 import type { RouterState } from './router.svelte';
 import type { SessionsState } from '../chat/sessions.svelte';
@@ -21,6 +22,8 @@ export interface AppContext {
   providers: ProvidersState;
   sessions: SessionsState;
   agents: AgentsState;
+  /** The prompt library (its screen and the composer's `/`). */
+  prompts: PromptsState;
   composer: ComposerState;
   /** The one error funnel and its toasts. */
   notices: NoticesState;

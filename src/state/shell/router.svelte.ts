@@ -5,6 +5,8 @@ export type Route =
   /** `section`: the settings section to scroll to (`#/settings/embeddings`). */
   | { name: 'settings'; section?: string }
   | { name: 'agents' }
+  /** The prompt library. */
+  | { name: 'prompts' }
   /** Tokens and spend per day, model, provider, chat and project. */
   | { name: 'usage' }
   /** A project's page; the projects panel fills it (the sidebar lists its chats meanwhile). */
@@ -12,7 +14,7 @@ export type Route =
 
 /**
  * Hash routes, so the static build works on any host and offline:
- * #/, #/chat/<id>, #/settings, #/settings/<section>, #/agents, #/usage, #/project/<id>.
+ * #/, #/chat/<id>, #/settings, #/settings/<section>, #/agents, #/prompts, #/usage, #/project/<id>.
  */
 export function parseRoute(hash: string): Route {
   const path = hash.replace(/^#/, '');
@@ -20,6 +22,7 @@ export function parseRoute(hash: string): Route {
   const settings = /^\/settings\/([a-z-]+)$/.exec(path);
   if (settings?.[1]) return { name: 'settings', section: settings[1] };
   if (path === '/agents') return { name: 'agents' };
+  if (path === '/prompts') return { name: 'prompts' };
   if (path === '/usage') return { name: 'usage' };
   const chat = /^\/chat\/([^/]+)$/.exec(path);
   if (chat?.[1]) return { name: 'chat', sessionId: decodeURIComponent(chat[1]) as SessionId };
@@ -34,6 +37,8 @@ export function routeHref(route: Route): string {
       return route.section ? `#/settings/${route.section}` : '#/settings';
     case 'agents':
       return '#/agents';
+    case 'prompts':
+      return '#/prompts';
     case 'usage':
       return '#/usage';
     case 'project':

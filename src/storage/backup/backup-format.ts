@@ -16,6 +16,7 @@ import {
   chatSummarySchema,
   projectIdSchema,
   projectSchema,
+  promptSchema,
   providerConfigSchema,
   sessionIdSchema,
   sessionSchema,
@@ -86,6 +87,7 @@ export const BACKUP_ROW_SCHEMAS = {
   agents: agentSchema,
   providers: providerConfigSchema,
   settings: backupSettingSchema,
+  prompts: promptSchema,
   usage: usageRecordSchema,
   /** Compaction summaries: the schema the summary store writes with. */
   summaries: chatSummarySchema,
@@ -135,6 +137,8 @@ export const legacyBackupSchema = z.object({
   providers: z.array(providerConfigSchema),
   settings: z.array(backupSettingSchema),
   usage: z.array(usageRecordSchema),
+  /** Version 1 files were written before the prompt library. */
+  prompts: z.array(promptSchema).default([]),
   /** Version 1 files never had summaries. */
   summaries: z.array(chatSummarySchema).default([]),
 });

@@ -10,6 +10,7 @@ import {
   chatSummarySchema,
   collectSecrets,
   projectSchema,
+  promptSchema,
   providerConfigSchema,
   redactSecretsDeep,
   sessionSchema,
@@ -124,6 +125,7 @@ const REDACTED_TABLES = new Set<BackupTable>([
   'agents',
   'settings',
   'summaries',
+  'prompts',
 ]);
 
 /** A stored summary as the file holds it: checked with the schema the summary store writes. */
@@ -245,6 +247,7 @@ async function planWholeDatabase(db: CarrelDb, options: SourceOptions): Promise<
       agents: await count(db.agents),
       providers: await count(db.providers),
       settings: await count(db.settings),
+      prompts: await count(db.prompts),
     }),
     {
       count: await count(db.usage),
@@ -268,11 +271,14 @@ async function planWholeDatabase(db: CarrelDb, options: SourceOptions): Promise<
   ];
 }
 
-/** Agents, providers (keys blanked unless asked) and settings: only a whole backup has them. */
+/**
+ * Agents, providers (keys blanked unless asked), settings and saved prompts: only a whole
+ * backup has them.
+ */
 function planConfiguration(
   db: CarrelDb,
   options: SourceOptions,
-  counts: { agents: number; providers: number; settings: number },
+  counts: { agents: number; providers: number; settings: number; prompts: number },
 ): TableSource[] {
   return [
     {
@@ -312,6 +318,20 @@ function planConfiguration(
           (row) => {
             if (isExportable(row)) emit({ table: 'settings', row });
           },
+          settle,
+        ),
+    },
+    {
+      count: counts.prompts,
+      write: (emit, settle) =>
+        eachPage(
+          db.prompts,
+          byId,
+          (row) =>
+            emit({
+              table: 'prompts',
+              row: parseStored(promptSchema, row, `Stored prompt ${row.id}`),
+            }),
           settle,
         ),
     },
@@ -459,6 +479,9 @@ export async function exportBackup(
         out.appendLine({ end: true, rows });
         const file = await Dexie.waitFor(out.finish(BACKUP_MIME_TYPE));
         progress.finish();
+        // A cancel while the last rows were written and the file closed still wins: the file
+        // is dropped, not handed out to be saved.
+        options.signal?.throwIfAborted();
         return file;
       }),
     );

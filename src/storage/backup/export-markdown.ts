@@ -1,7 +1,7 @@
 import {
   answerText,
+  describeUnfinishedAnswer,
   type ChatMessageSimple,
-  type MessageStatus,
   type Session,
 } from '../../core/model';
 
@@ -24,7 +24,8 @@ export function renderSessionMarkdown(
       );
     } else {
       const model = message.model === undefined ? '' : ` (${message.model.modelId})`;
-      const notice = message.status === 'complete' ? '' : `_${describeStatus(message.status)}_`;
+      const unfinished = describeUnfinishedAnswer(message.status);
+      const notice = unfinished === null ? '' : `_${unfinished}_`;
       const citations = message.citations
         .map((citation) => `[${citation.number}] ${citation.url ?? citation.title}`)
         .join('\n');
@@ -36,17 +37,4 @@ export function renderSessionMarkdown(
     }
   }
   return `${blocks.join('\n\n')}\n`;
-}
-
-function describeStatus(status: Exclude<MessageStatus, 'complete'>): string {
-  switch (status) {
-    case 'streaming':
-      return 'Answer still being written when exported.';
-    case 'stopped':
-      return 'Stopped before the end.';
-    case 'interrupted':
-      return 'Interrupted before the end.';
-    case 'error':
-      return 'Ended with an error.';
-  }
 }

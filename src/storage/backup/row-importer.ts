@@ -10,6 +10,7 @@ import { mergeImportedProvider } from '../../core/model';
 import { isSettingKey } from '../../core/model/settings';
 import type { BackupImportReport, StoredFile } from '../../core/ports';
 import type { CarrelDb, ChunkRow, SessionRow } from '../db';
+import type { Table as DexieTable } from 'dexie';
 import { toFileRows } from '../file.store';
 import { invalidateSearchBlocks } from '../search-block-revisions';
 import { describeCycle, findImportedParentCycle, placeImportedRows } from '../message-lines';
@@ -128,6 +129,15 @@ export function createRowImporter(header: { hasApiKeys: boolean }) {
     rows: BackupRow<Table>[],
   ) => Promise<void>;
 
+  /** Tables whose rows are matched by id and replaced only by a newer one, with nothing else to do. */
+  type PlainTable = 'projects' | 'agents' | 'prompts';
+  const writeNewerById =
+    <Table extends PlainTable>(table: Table): Writer<Table> =>
+    async (tables, undo, rows) => {
+      const stored = tables[table] as unknown as DexieTable<BackupRow<Table>, string>;
+      await putNewer(tables, undo, table, rows, await stored.bulkGet(rows.map((row) => row.id)));
+    };
+
   const writers: { [Table in BackupTable]: Writer<Table> } = {
     async sessions(tables, undo, rows) {
       const existingRows = await tables.sessions.bulkGet(rows.map((s) => s.id));
@@ -169,15 +179,7 @@ export function createRowImporter(header: { hasApiKeys: boolean }) {
       const placed = await placeImportedRows(tables, written);
       await putRecorded(tables, undo, 'messages', placed, byKey('messages', existingRows));
     },
-    async projects(tables, undo, rows) {
-      await putNewer(
-        tables,
-        undo,
-        'projects',
-        rows,
-        await tables.projects.bulkGet(rows.map((p) => p.id)),
-      );
-    },
+    projects: writeNewerById('projects'),
     async files(tables, undo, rows) {
       const existingRows = await tables.files.bulkGet(rows.map((f) => f.id));
       const written: StoredFile[] = [];
@@ -220,15 +222,8 @@ export function createRowImporter(header: { hasApiKeys: boolean }) {
       await putRecorded(tables, undo, 'chunks', written, byKey('chunks', existingRows));
       await invalidateRecorded(tables, undo, new Map(written.map((chunk) => [chunk.fileId, chunk.projectId])));
     },
-    async agents(tables, undo, rows) {
-      await putNewer(
-        tables,
-        undo,
-        'agents',
-        rows,
-        await tables.agents.bulkGet(rows.map((a) => a.id)),
-      );
-    },
+    agents: writeNewerById('agents'),
+    prompts: writeNewerById('prompts'),
     async providers(tables, undo, rows) {
       const existingRows = await tables.providers.bulkGet(rows.map((p) => p.id));
       const written = rows.flatMap((provider, index) => {

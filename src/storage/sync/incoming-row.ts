@@ -5,6 +5,7 @@ import {
   chatMessageSimpleSchema,
   chatSummarySchema,
   projectSchema,
+  promptSchema,
   providerConfigSchema,
   sessionSchema,
 } from '../../core/model';
@@ -22,6 +23,7 @@ const ROW_SCHEMAS = {
   agents: agentSchema,
   providers: providerConfigSchema,
   settings: backupSettingSchema,
+  prompts: promptSchema,
   files: fileMetadataSchema,
   fileTexts: fileTextSchema,
   chunks: chunkMetadataSchema.omit({ embeddingModel: true }),

@@ -22,6 +22,7 @@ export const SYNCED_TABLES = [
   'agents',
   'providers',
   'settings',
+  'prompts',
   'files',
   // A file's extracted text and page map: what the file means to search and to the model.
   'fileTexts',

@@ -13,10 +13,14 @@ import { importModelFiles, isModelCached, listEmbeddingModelFiles } from './mode
 export interface EmbeddingHostDeps {
   files: FileStore;
   chunks: ChunkStore;
-  /** Loads a model; the worker passes createTransformersEmbedder with the app's WASM paths. */
+  /**
+   * Loads a model; the worker passes createTransformersEmbedder with the app's WASM paths.
+   * `signal` aborts the load's downloads once no job waits for it any more.
+   */
   loadEmbedder(
     settings: EmbeddingSettings,
     onProgress: (progress: ModelLoadProgress) => void,
+    signal: AbortSignal,
   ): Promise<Embedder>;
 }
 
@@ -26,23 +30,69 @@ export interface EmbeddingHostDeps {
  */
 export function createEmbeddingHost(deps: EmbeddingHostDeps): EmbeddingWorkerApi {
   const jobs = new Map<string, AbortController>();
-  let loaded: { key: string; embedder: Promise<Embedder> } | null = null;
+  /** The model loaded or loading, and how many jobs wait for its load. */
+  let loaded: {
+    key: string;
+    embedder: Promise<Embedder>;
+    controller: AbortController;
+    waiting: number;
+    isSettled: boolean;
+  } | null = null;
 
+  /**
+   * The model for these settings, loaded once and shared by the jobs that need it. A job that
+   * is cancelled stops waiting at once; when no job waits any more, the download stops too.
+   */
   function getEmbedder(
     settings: EmbeddingSettings,
     onProgress: EmbeddingProgressListener,
+    signal: AbortSignal,
   ): Promise<Embedder> {
+    signal.throwIfAborted();
     const key = `${embeddingModelKey(settings)}|${JSON.stringify(settings.source)}|${settings.canDownload}`;
     if (loaded?.key !== key) {
-      const embedder = deps.loadEmbedder(settings, (progress) =>
-        onProgress({ kind: 'model', progress }),
+      const controller = new AbortController();
+      const embedder = deps.loadEmbedder(
+        settings,
+        (progress) => onProgress({ kind: 'model', progress }),
+        controller.signal,
       );
-      loaded = { key, embedder };
-      embedder.catch(() => {
-        if (loaded?.embedder === embedder) loaded = null;
-      });
+      const entry = { key, embedder, controller, waiting: 0, isSettled: false };
+      loaded = entry;
+      embedder.then(
+        () => (entry.isSettled = true),
+        () => {
+          entry.isSettled = true;
+          if (loaded === entry) loaded = null;
+        },
+      );
     }
-    return loaded.embedder;
+    const entry = loaded;
+    if (entry.isSettled) return entry.embedder;
+    entry.waiting += 1;
+    return new Promise<Embedder>((resolve, reject) => {
+      const stopWaiting = (): void => {
+        entry.waiting -= 1;
+        if (entry.waiting === 0 && !entry.isSettled) {
+          entry.controller.abort(signal.reason);
+          if (loaded === entry) loaded = null;
+        }
+        reject(signal.reason as Error);
+      };
+      signal.addEventListener('abort', stopWaiting, { once: true });
+      entry.embedder.then(
+        (embedder) => {
+          signal.removeEventListener('abort', stopWaiting);
+          entry.waiting -= 1;
+          resolve(embedder);
+        },
+        (error: unknown) => {
+          signal.removeEventListener('abort', stopWaiting);
+          entry.waiting -= 1;
+          reject(error instanceof Error ? error : new Error(String(error)));
+        },
+      );
+    });
   }
 
   async function runJob<T>(
@@ -59,8 +109,10 @@ export function createEmbeddingHost(deps: EmbeddingHostDeps): EmbeddingWorkerApi
     try {
       let embedder: Embedder;
       try {
-        embedder = await getEmbedder(parsed.data, onProgress);
+        embedder = await getEmbedder(parsed.data, onProgress, controller.signal);
       } catch (error) {
+        if (controller.signal.aborted)
+          return failure('cancelled', 'The model download was cancelled. "Download now" starts it again.');
         if (isNetworkFailure(error))
           return failure('download_failed', describeDownloadFailure(parsed.data, error));
         return failure('model_unavailable', describeLoadError(parsed.data, error));

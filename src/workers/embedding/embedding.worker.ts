@@ -15,7 +15,7 @@ serve(
     return createEmbeddingHost({
       files,
       chunks,
-      loadEmbedder: (settings, onProgress) => createTransformersEmbedder(settings, { wasmPaths: ORT_WASM_PATHS }, onProgress),
+      loadEmbedder: (settings, onProgress, signal) => createTransformersEmbedder(settings, { wasmPaths: ORT_WASM_PATHS }, onProgress, signal),
     });
   }),
 );

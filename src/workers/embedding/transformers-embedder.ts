@@ -142,9 +142,12 @@ export async function createTransformersEmbedder(
   settings: EmbeddingSettings,
   environment: TransformersEnvironment = {},
   onProgress: (progress: ModelLoadProgress) => void = () => undefined,
+  signal?: AbortSignal,
 ): Promise<Embedder> {
   const threads = resolveWasmThreads(environment);
   configureTransformers(settings, environment, threads);
+  // Every file of this load is fetched under its signal, so a cancelled download stops.
+  env.fetch = (input: string | URL, init?: RequestInit) => fetch(input, { ...init, signal });
   if (!env.allowRemoteModels && !env.allowLocalModels) {
     if (!(await isModelCached(settings.modelId, settings.isQuantized))) {
       throw new Error(`its files are not stored in this browser`);

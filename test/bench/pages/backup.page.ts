@@ -8,7 +8,9 @@ import {
 import '../../../src/boot/strict-csp';
 import { createStores, openCarrelDb, type CarrelDb } from '../../../src/storage';
 import type { ChunkRow, FileRow, MessageRow } from '../../../src/storage/db';
+import { fromFileRow, putFiles } from '../../../src/storage/file.store';
 import { placeRows } from '../../../src/storage/message-lines';
+import { invalidateSearchBlocks } from '../../../src/storage/search-block-revisions';
 import { toMessageRow } from '../../../src/storage/message-rows';
 import { buildChatMessages } from '../lib/chat-messages';
 import { createRandom } from '../lib/stats';
@@ -211,9 +213,18 @@ async function seed(name: string, targetBytes: number): Promise<SeedFigures> {
         chunks.push(...built.chunks);
         batchBytes += built.bytes;
       }
-      await db.transaction('rw', [db.files, db.chunks], async () => {
-        await db.files.bulkPut(files);
+      // As the app writes them: each file's text in its own row, and the search block row its
+      // chunks' writer moves on, so the backup carries the texts and the counts compare.
+      await db.transaction('rw', [db.files, db.fileTexts, db.chunks, db.searchBlocks], async () => {
+        await putFiles(
+          db,
+          files.map((file) => fromFileRow(file)),
+        );
         await db.chunks.bulkPut(chunks);
+        await invalidateSearchBlocks(
+          db,
+          files.map((file) => ({ fileId: file.id, projectId: file.projectId })),
+        );
       });
       figures.chunks += chunks.length;
       fileBytes += batchBytes;

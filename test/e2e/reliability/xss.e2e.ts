@@ -59,6 +59,9 @@ test.describe('hostile model output', () => {
       // Reloaded, the stored answer renders through the same path.
       await page.reload();
       await expect(chat.lastAnswer()).toContainText('an external link');
+      // Until the Markdown renderer and KaTeX have loaded, the answer shows as plain text: the
+      // checks below are about the rendered HTML.
+      await expect(chat.lastAnswer().locator('.markdown-pending, .math-pending')).toHaveCount(0);
 
       const report = await page.evaluate((canary) => {
         const active = [...document.querySelectorAll('[href], [src], [srcdoc], [action], [formaction], [data]')].flatMap((element) =>

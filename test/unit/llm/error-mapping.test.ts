@@ -162,7 +162,11 @@ function buildHtmlPage(title: string, paddingChars: number): string {
 describe('telling a person what went wrong, in words they can act on', () => {
   it('says a 413 was too large, and reduces a 300 KB HTML page to a few KB of its text', async () => {
     const page = buildHtmlPage('413 Request Entity Too Large', 300_000);
-    const error = await failOnce({ status: 413, body: page, headers: { 'content-type': 'text/html' } });
+    const error = await failOnce({
+      status: 413,
+      body: page,
+      headers: { 'content-type': 'text/html' },
+    });
     expect(error.code).toBe('request_too_large');
     expect(error.message).toMatch(/too large for OpenAI \(HTTP 413\)\. Remove large attachments/);
     expect(error.message).not.toMatch(/unexpected/i);
@@ -191,19 +195,34 @@ describe('telling a person what went wrong, in words they can act on', () => {
     expect(error.message).not.toContain('<');
   });
 
+  it('quotes nothing when the provider message has no words, only quote marks and spaces', async () => {
+    const error = await failOnce({
+      status: 400,
+      body: JSON.stringify({ error: { message: '" " " " ' } }),
+    });
+    expect(error.providerMessage).toBeUndefined();
+    expect(error.message).not.toContain('said:');
+  });
+
   it('keeps the message and the stored provider text short whatever the body', async () => {
     await fc.assert(
       fc.asyncProperty(
         fc.integer({ min: 400, max: 599 }),
         fc.oneof(
           fc.string({ maxLength: 20_000 }),
-          fc.string({ maxLength: 5_000 }).map((text) => JSON.stringify({ error: { message: text.repeat(4) } })),
-          fc.string({ maxLength: 5_000 }).map((text) => `<html><body><p>${text.repeat(4)}</p></body></html>`),
+          fc
+            .string({ maxLength: 5_000 })
+            .map((text) => JSON.stringify({ error: { message: text.repeat(4) } })),
+          fc
+            .string({ maxLength: 5_000 })
+            .map((text) => `<html><body><p>${text.repeat(4)}</p></body></html>`),
         ),
         async (status, body) => {
           const error = await failOnce({ status, body });
           expect(error.message.length).toBeLessThanOrEqual(MAX_QUOTED_CHARS + 400);
-          expect((error.providerMessage ?? '').length).toBeLessThanOrEqual(MAX_PROVIDER_MESSAGE_CHARS);
+          expect((error.providerMessage ?? '').length).toBeLessThanOrEqual(
+            MAX_PROVIDER_MESSAGE_CHARS,
+          );
           // Never an empty quotation; a provider message that starts with a quote mark is not one.
           expect(error.message).not.toMatch(/said: ""(?=[).,\s]|$)/);
         },
@@ -223,7 +242,9 @@ describe('telling a person what went wrong, in words they can act on', () => {
         }
         sent = true;
         controller.enqueue(
-          encoder.encode('data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"Hel"}}]}\n\n'),
+          encoder.encode(
+            'data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"Hel"}}]}\n\n',
+          ),
         );
       },
     });

@@ -10,11 +10,18 @@ export interface DatabaseDump {
   [table: string]: unknown[];
 }
 
-export async function dumpDatabase(db: CarrelDb): Promise<DatabaseDump> {
+/**
+ * Search blocks are derived from the chunks and rebuilt from them, so backups leave them out
+ * and a round trip is compared without them; `withSearchBlocks` keeps them, for checks that a
+ * database is left exactly as it was.
+ */
+export async function dumpDatabase(
+  db: CarrelDb,
+  options: { withSearchBlocks?: boolean } = {},
+): Promise<DatabaseDump> {
   const dump: DatabaseDump = {};
   for (const table of db.tables.filter((table) => !DEVICE_TABLES.has(table.name))) {
-    // Search blocks are derived from the chunks and rebuilt from them; backups leave them out.
-    if (table.name === 'searchBlocks') continue;
+    if (table.name === 'searchBlocks' && options.withSearchBlocks !== true) continue;
     const rows: unknown[] = await table.toArray();
     dump[table.name] = await Promise.all(
       rows.map(async (row) => {

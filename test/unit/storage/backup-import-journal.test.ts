@@ -11,7 +11,9 @@ import {
   asProviderId,
   asSessionId,
   type ChatMessageSimple,
+  type FileId,
 } from '../../../src/core/model';
+import { buildFileSearchBlock } from '../../../src/core/rag';
 import { createBackupService } from '../../../src/storage/backup/backup';
 import {
   IMPORT_LOCK_NAME,
@@ -22,6 +24,7 @@ import { CarrelDb, CURRENT_SCHEMA_VERSION, SCHEMA_V5 } from '../../../src/storag
 import { createFileStore } from '../../../src/storage/file.store';
 import { createMessageStore } from '../../../src/storage/message.store';
 import { createProviderStore } from '../../../src/storage/provider.store';
+import { createSearchBlockStore } from '../../../src/storage/search-block.store';
 import { createSessionStore } from '../../../src/storage/session.store';
 import { createSettingsStore } from '../../../src/storage/settings.store';
 import { createSummaryStore } from '../../../src/storage/summary.store';
@@ -61,6 +64,7 @@ async function putFile(db: CarrelDb, id: string, updatedAt: number, chunkCount: 
     mimeType: 'text/plain',
     sizeBytes: 3,
     hash: `${id}-${updatedAt}`,
+    text: `${id} text at ${updatedAt}`,
     blob: new Blob([`${id} at ${updatedAt}`], { type: 'text/plain' }),
     status: 'ready',
     tokenCount: 1,
@@ -80,6 +84,16 @@ async function putFile(db: CarrelDb, id: string, updatedAt: number, chunkCount: 
       embeddingModel: 'model',
     })),
   );
+}
+
+/** Builds and stores the file's search block from its chunks, as the embedding worker does. */
+async function storeSearchBlock(db: CarrelDb, fileId: FileId): Promise<void> {
+  const blocks = createSearchBlockStore(db);
+  const file = await createFileStore(db).get(fileId);
+  if (file === undefined) throw new Error(`expected the file ${fileId}`);
+  const { revision, chunks } = await blocks.readChunks(fileId);
+  if (!(await blocks.put(buildFileSearchBlock(file, chunks), revision)))
+    throw new Error('the search block was not stored');
 }
 
 /** The backup: three long chats (newer than the target's copy of the first), files, a summary. */
@@ -122,8 +136,9 @@ async function seedTarget(db: CarrelDb): Promise<void> {
   for (const message of chatMessages(0, 3, 5)) await messages.put(message);
   await sessions.create(buildSession({ id: asSessionId('local'), title: 'Only here' }));
   await messages.put(buildUserMessage('local-m0', null, { sessionId: asSessionId('local') }));
-  // An older f0: the import replaces it and its chunks.
+  // An older f0: the import replaces it, its text and its chunks, and drops its search block.
   await putFile(db, 'f0', 5, 2);
+  await storeSearchBlock(db, asFileId('f0'));
   await createProviderStore(db).put({
     id: asProviderId('openai'),
     name: 'OpenAI',
@@ -233,6 +248,9 @@ async function openSeededTarget() {
   return { ...faulty, name, indexedDb };
 }
 
+/** Every table an import writes, search blocks included: what must be left exactly as it was. */
+const dumpAll = (db: CarrelDb) => dumpDatabase(db, { withSearchBlocks: true });
+
 /** A fake of the browser's Web Locks, enough for `ifAvailable` requests. */
 function createLocks(): LockManager {
   const held = new Set<string>();
@@ -272,6 +290,18 @@ describe('a backup import stopped at any batch', () => {
     expect(await target.db.importUndo.count()).toBe(0);
   });
 
+  it("replaces a file's text and drops its stale search block, which an undo must restore", async () => {
+    const file = await buildSourceFile();
+    const target = await openSeededTarget();
+    expect((await target.db.searchBlocks.get('f0'))?.block).not.toBeNull();
+    expect((await target.db.fileTexts.get('f0'))?.text).toBe('f0 text at 5');
+    target.arm(0, 'error', new AbortController());
+    await createBackupService(target.db, createFrozenClock()).importBackup(file);
+
+    expect((await target.db.searchBlocks.get('f0'))?.block).toBeNull();
+    expect((await target.db.fileTexts.get('f0'))?.text).toBe('f0 text at 50');
+  });
+
   it('leaves the database exactly as it was, whatever the batch and the fault', async () => {
     const file = await buildSourceFile();
     const probe = await openSeededTarget();
@@ -286,7 +316,7 @@ describe('a backup import stopped at any batch', () => {
         fc.constantFrom<Fault>('error', 'quota', 'cancel', 'closed-tab'),
         async (at, fault) => {
           const target = await openSeededTarget();
-          const before = await dumpDatabase(target.db);
+          const before = await dumpAll(target.db);
           const controller = new AbortController();
           target.arm(at, fault, controller);
           const importing = createBackupService(target.db, createFrozenClock()).importBackup(file, {
@@ -302,7 +332,7 @@ describe('a backup import stopped at any batch', () => {
             expect(await reopened.imports.count()).toBe(1);
             expect(await recoverInterruptedImports(reopened, undefined)).toBe(true);
           }
-          expect(await dumpDatabase(reopened)).toEqual(before);
+          expect(await dumpAll(reopened)).toEqual(before);
           reopened.close();
         },
       ),
@@ -316,7 +346,7 @@ describe('a backup import stopped at any batch', () => {
     const summaryLine = lines.findIndex((line) => line.includes('"table":"summaries"'));
     lines[summaryLine] = lines[summaryLine]!.replace('"They said hello."', '""');
     const target = await openSeededTarget();
-    const before = await dumpDatabase(target.db);
+    const before = await dumpAll(target.db);
     target.arm(0, 'error', new AbortController());
 
     await expect(
@@ -328,22 +358,31 @@ describe('a backup import stopped at any batch', () => {
       message: expect.stringMatching(/summaries\.0\.text/) as unknown,
     });
     expect(target.transactionCount()).toBe(0);
-    expect(await dumpDatabase(target.db)).toEqual(before);
+    expect(await dumpAll(target.db)).toEqual(before);
   });
 });
+
+/**
+ * Imports into a seeded database whose tab closes at the given batch, then opens the database
+ * again as the next start would: the seeded state, and the reopened database.
+ */
+async function importUntilTabCloses(file: Blob, batch: number) {
+  const target = await openSeededTarget();
+  const before = await dumpAll(target.db);
+  target.arm(batch, 'closed-tab', new AbortController());
+  await expect(
+    createBackupService(target.db, createFrozenClock()).importBackup(file),
+  ).rejects.toBeDefined();
+  target.db.close();
+  const reopened = new CarrelDb(target.name, target.indexedDb);
+  await reopened.open();
+  return { reopened, before };
+}
 
 describe('imports across tabs', () => {
   it('leaves an import another tab is running alone at start, and undoes it once that tab is gone', async () => {
     const file = await buildSourceFile();
-    const target = await openSeededTarget();
-    const before = await dumpDatabase(target.db);
-    target.arm(3, 'closed-tab', new AbortController());
-    await expect(
-      createBackupService(target.db, createFrozenClock()).importBackup(file),
-    ).rejects.toBeDefined();
-    target.db.close();
-    const reopened = new CarrelDb(target.name, target.indexedDb);
-    await reopened.open();
+    const { reopened, before } = await importUntilTabCloses(file, 3);
     const locks = createLocks();
 
     // The importing tab still holds the lock: its journal is not touched.
@@ -359,20 +398,13 @@ describe('imports across tabs', () => {
     expect(await reopened.imports.count()).toBe(1);
 
     expect(await recoverInterruptedImports(reopened, locks)).toBe(true);
-    expect(await dumpDatabase(reopened)).toEqual(before);
+    expect(await dumpAll(reopened)).toEqual(before);
     reopened.close();
   });
 
   it('undoes an unfinished import before the next one writes', async () => {
     const file = await buildSourceFile();
-    const target = await openSeededTarget();
-    target.arm(2, 'closed-tab', new AbortController());
-    await expect(
-      createBackupService(target.db, createFrozenClock()).importBackup(file),
-    ).rejects.toBeDefined();
-    target.db.close();
-    const reopened = new CarrelDb(target.name, target.indexedDb);
-    await reopened.open();
+    const { reopened } = await importUntilTabCloses(file, 2);
 
     await createBackupService(reopened, createFrozenClock()).importBackup(file);
     expect(await reopened.imports.count()).toBe(0);

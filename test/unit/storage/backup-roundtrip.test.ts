@@ -15,6 +15,7 @@ import type { CarrelDb } from '../../../src/storage/db';
 import { createFileStore } from '../../../src/storage/file.store';
 import { createMessageStore } from '../../../src/storage/message.store';
 import { createProjectStore } from '../../../src/storage/project.store';
+import { createPromptStore } from '../../../src/storage/prompt.store';
 import { createProviderStore } from '../../../src/storage/provider.store';
 import { createSessionStore } from '../../../src/storage/session.store';
 import { createSettingsStore } from '../../../src/storage/settings.store';
@@ -67,6 +68,13 @@ const databaseArbitrary = fc.record({
     { maxLength: 2 },
   ),
   providerKeys: fc.array(anyText, { maxLength: 2 }),
+  prompts: fc.array(
+    fc.record({
+      title: fc.stringMatching(/^[a-z]{1,8}$/),
+      text: fc.string({ unit: 'binary', minLength: 1, maxLength: 10 }),
+    }),
+    { maxLength: 2 },
+  ),
   // Values the settings forms can save, plus keys no schema covers (kept as any value).
   settings: fc.record(
     {
@@ -211,6 +219,9 @@ async function writeDatabase(db: CarrelDb, generated: GeneratedDatabase): Promis
   }
   const settings = createSettingsStore(db, clock);
   for (const [key, value] of Object.entries(generated.settings)) await settings.set(key, value);
+  const prompts = createPromptStore(db);
+  for (const [index, prompt] of generated.prompts.entries())
+    await prompts.put({ id: `prompt${index}`, ...prompt, createdAt: index, updatedAt: index });
 }
 
 describe('backup round trip', () => {
@@ -240,7 +251,13 @@ describe('backup round trip', () => {
 
   it('keeps API keys in the file only when asked to', async () => {
     const db = await openTestDb();
-    await writeDatabase(db, { sessions: [], files: [], providerKeys: ['sk-secret'], settings: {} });
+    await writeDatabase(db, {
+      sessions: [],
+      files: [],
+      providerKeys: ['sk-secret'],
+      settings: {},
+      prompts: [],
+    });
     const backup = createBackupService(db, createFrozenClock());
     expect(await (await backup.exportBackup({ kind: 'all' })).text()).not.toContain('sk-secret');
     const withKeys = await backup.exportBackup({ kind: 'all' }, { includeApiKeys: true });

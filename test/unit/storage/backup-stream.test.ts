@@ -10,6 +10,7 @@ import { createMessageStore } from '../../../src/storage/message.store';
 import { createProviderStore } from '../../../src/storage/provider.store';
 import { createSessionStore } from '../../../src/storage/session.store';
 import { createSettingsStore } from '../../../src/storage/settings.store';
+import { createSummaryStore } from '../../../src/storage/summary.store';
 import { dumpDatabase, parseBackupText, wipeDatabase } from './backup-helpers';
 import {
   buildAssistantMessage,
@@ -152,6 +153,36 @@ describe('streamed backups', () => {
     ).rejects.toBe(reason);
     expect(await dumpDatabase(target)).toEqual(before);
   }, 60_000);
+
+  it('drops the file of an export cancelled as its last rows were written', async () => {
+    const db = await openTestDb();
+    await seedMany(db, 1, 20);
+    // A chat summary is the last row an export writes.
+    await createSummaryStore(db).add({
+      id: 'sum-1',
+      sessionId: asSessionId('s0'),
+      lastMessageId: asMessageId('s0-m1'),
+      coveredIds: [asMessageId('s0-m0'), asMessageId('s0-m1')],
+      previousSummaryId: null,
+      text: 'They said hello.',
+      tokenCount: 4,
+      model: { providerId: asProviderId('p'), modelId: 'small' },
+      createdAt: 5,
+    });
+    const controller = new AbortController();
+    const reason = new DOMException('The person cancelled.', 'AbortError');
+    await expect(
+      createBackupService(db, createFrozenClock()).exportBackup(
+        { kind: 'all' },
+        {
+          signal: controller.signal,
+          onProgress: ({ done, total }) => {
+            if (done === total && total > 0) controller.abort(reason);
+          },
+        },
+      ),
+    ).rejects.toBe(reason);
+  });
 
   it('stops an export when cancelled', async () => {
     const db = await openTestDb();

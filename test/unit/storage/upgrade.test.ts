@@ -8,7 +8,9 @@ import {
   SCHEMA_V1,
   SCHEMA_V2,
   SCHEMA_V3,
+  SCHEMA_V8,
 } from '../../../src/storage/db';
+import { createPromptStore } from '../../../src/storage/prompt.store';
 import { createProviderStore } from '../../../src/storage/provider.store';
 import { createFileStore } from '../../../src/storage/file.store';
 import { createMessageStore } from '../../../src/storage/message.store';
@@ -32,7 +34,7 @@ function readFixture(name: string): FixtureTables {
   ).tables;
 }
 
-const SCHEMAS = { 1: SCHEMA_V1, 2: SCHEMA_V2, 3: SCHEMA_V3 } as const;
+const SCHEMAS = { 1: SCHEMA_V1, 2: SCHEMA_V2, 3: SCHEMA_V3, 8: SCHEMA_V8 } as const;
 type OldVersion = keyof typeof SCHEMAS;
 
 /** Writes the fixture with an earlier schema exactly as db.ts declares it. */
@@ -229,6 +231,26 @@ describe('schema upgrades', () => {
     expect(byId.ollama?.apiKey).toBe('');
     expect(byId.ollama).not.toHaveProperty('keyOrigin');
     expect(await createSettingsStore(db, createFrozenClock()).get('theme')).toBe('dark');
+    db.close();
+  });
+
+  it('upgrades a version 8 database: what it held stays, and the prompt library starts empty and writable', async () => {
+    const dexieOptions = createTestIndexedDb();
+    await createOldDatabase(
+      8,
+      'upgrade-v8',
+      { settings: [{ key: 'theme', value: 'dark', updatedAt: 1 }] },
+      dexieOptions,
+    );
+
+    const db = await openCarrelDb('upgrade-v8', { dexie: dexieOptions });
+    expect(db.verno).toBe(CURRENT_SCHEMA_VERSION);
+    expect(await createSettingsStore(db, createFrozenClock()).get('theme')).toBe('dark');
+    const prompts = createPromptStore(db);
+    expect(await prompts.list()).toEqual([]);
+    const prompt = { id: 'p1', title: 'Review', text: 'Review {{code}}', createdAt: 1, updatedAt: 1 };
+    await prompts.put(prompt);
+    expect(await prompts.list()).toEqual([prompt]);
     db.close();
   });
 });

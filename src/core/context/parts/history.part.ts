@@ -2,9 +2,18 @@ import type { ChatMessageSimple } from '../../model';
 import { priceAssistantSteps } from '../render/render-assistant';
 import { priceUserMessage } from '../render/render-user';
 import { findActiveSummary, SummaryBlock } from '../summary-block';
-import type { DroppedItem } from '../types';
 import type { BlockPricing } from './block-pricing';
-import type { Block, ContextPart, PartEnv } from './part';
+import { assertNever } from '../../../util/exhaustive';
+import { resolveUploadShare, splitInputBudget } from '../budget';
+import type { ContextMessage, DroppedItem } from '../types';
+import type {
+  Block,
+  CarriedFile,
+  ContextPart,
+  ElidedHistory,
+  PartEnv,
+  PricedMessage,
+} from './part';
 
 /** A message's blocks as priced for one pricing and pin state. */
 interface PricedOlderMessage {
@@ -41,33 +50,300 @@ function priceOlderMessage(
 }
 
 /**
+ * How far back the history is listed block by block. Walking from the newest message back, a
+ * block cannot be sent once the history newer than it passes the input budget on its own side
+ * of the upload share (messages and files are cut separately, each newest first), nor once the
+ * strategy's own cut lies behind it. Strategies that keep old messages (`head_and_tail`) or
+ * count them in ways the walk does not follow see every block, as does `unbounded`.
+ */
+interface HistoryWindow {
+  /** Counts a message listed in full; false once everything older can only be dropped. */
+  add(message: ChatMessageSimple, blocks: readonly Block[]): boolean;
+}
+
+function openHistoryWindow(env: PartEnv): HistoryWindow {
+  const reach = env.historyReach;
+  const strategy = env.input.historyStrategy ?? env.input.agent.historyStrategy;
+  const stays = { add: () => true };
+  if (!Number.isFinite(reach)) return stays;
+  switch (strategy.kind) {
+    case 'last_turns': {
+      // Every user message starts a turn; past the newest `turns - 1` the strategy drops all.
+      let turnsSeen = 0;
+      return {
+        add: (message) => {
+          if (message.role === 'user') turnsSeen++;
+          return turnsSeen < strategy.turns;
+        },
+      };
+    }
+    case 'auto':
+    case 'clear_tool_results': {
+      // Clearing can only make a step with tool calls cheaper: count it as free.
+      const isClearable = strategy.kind === 'clear_tool_results' && strategy.shouldClearArguments;
+      // Files get what the messages leave: once the messages are cut (inside the window, as
+      // they pass the whole budget), that is at most the upload share plus the block the cut
+      // fell on, which is no larger than the largest message block listed. Clearing arguments
+      // can make a small step a token or two larger, so then files get the whole budget.
+      const { uploadBudget } = splitInputBudget(reach, resolveUploadShare(env.input.agent));
+      let messageTokens = 0;
+      let uploadTokens = 0;
+      let largestMessage = 0;
+      return {
+        add: (_message, blocks) => {
+          for (const block of blocks) {
+            if (block.isRequired) continue;
+            if (block.isUpload) {
+              uploadTokens += block.tokens;
+            } else {
+              largestMessage = Math.max(largestMessage, block.tokens);
+              if (!isClearable || block.stepCalls === undefined) messageTokens += block.tokens;
+            }
+          }
+          const uploadReach = isClearable ? reach : uploadBudget + largestMessage;
+          return messageTokens <= reach || uploadTokens <= uploadReach;
+        },
+      };
+    }
+    case 'unbounded':
+    case 'buffered':
+    case 'token_limited':
+    case 'head_and_tail':
+      return stays;
+    default:
+      return assertNever(strategy, 'history strategy');
+  }
+}
+
+/** Messages beyond the window, between two pinned ones (or the start), as one elided block. */
+class ElidedBlock implements Block {
+  readonly messageCount: number;
+  readonly part = 'history';
+  readonly isRequired = false;
+  readonly isConversation = true;
+  readonly isUser = false;
+  readonly isUpload = false;
+  readonly sourceId = undefined;
+  readonly elided: ElidedHistory;
+
+  constructor(
+    readonly tokens: number,
+    readonly files: readonly CarriedFile[],
+    sentMessages: number,
+    wireMessages: number,
+    listBlocks: () => readonly Block[],
+  ) {
+    this.messageCount = wireMessages;
+    this.elided = {
+      messageCount: sentMessages,
+      blocks: listBlocks,
+      revise: (blocks) => new ElidedBlock(tokens, files, sentMessages, wireMessages, blocks),
+    };
+  }
+
+  price(): PricedMessage[] {
+    return this.elided.blocks().flatMap((block) => block.price());
+  }
+
+  /** Never sent: the trim drops it before anything is rendered. */
+  render(): ContextMessage[] {
+    throw new Error('An elided stretch of history is never sent.');
+  }
+}
+
+/**
+ * Running sums over the older history as the last request priced it: entry `i` of each array
+ * sums the messages before conversation index `i` that are not pinned (a pinned message is
+ * sent whatever its age, so it is listed, never summed). The next cycle and the next turn hold
+ * the same message objects in the same order, so the sums stay valid up to the first message
+ * that differs (by identity or pin state) and only what follows it is priced again.
+ */
+interface HistorySums {
+  messages: ChatMessageSimple[];
+  pinned: boolean[];
+  /** Conversation indexes of pinned messages, ascending. */
+  pinnedAt: number[];
+  tokens: number[];
+  /** Chat messages that send something (the skipped marker's count). */
+  sent: number[];
+  /** Messages on the wire (what `Block.messageCount` counts). */
+  wire: number[];
+  /** Where each message's files start in `files`. */
+  fileAt: number[];
+  files: CarriedFile[];
+}
+
+const sumsByPricing = new WeakMap<BlockPricing, HistorySums>();
+
+/** The sums for the conversation before `end`, reusing what the last request summed. */
+function sumOlderHistory(env: PartEnv, end: number): HistorySums {
+  let sums = sumsByPricing.get(env.pricing);
+  if (sums === undefined) {
+    sums = {
+      messages: [],
+      pinned: [],
+      pinnedAt: [],
+      tokens: [0],
+      sent: [0],
+      wire: [0],
+      fileAt: [0],
+      files: [],
+    };
+    sumsByPricing.set(env.pricing, sums);
+  }
+  const { conversation } = env;
+  let same = 0;
+  const known = Math.min(end, sums.messages.length);
+  while (
+    same < known &&
+    conversation[same] === sums.messages[same] &&
+    conversation[same]?.isPinned === sums.pinned[same]
+  )
+    same++;
+  if (same < sums.messages.length) {
+    sums.messages.length = same;
+    sums.pinned.length = same;
+    while ((sums.pinnedAt.at(-1) ?? -1) >= same) sums.pinnedAt.pop();
+    sums.tokens.length = same + 1;
+    sums.sent.length = same + 1;
+    sums.wire.length = same + 1;
+    sums.fileAt.length = same + 1;
+    sums.files.length = sums.fileAt[same] ?? 0;
+  }
+  for (let index = same; index < end; index++) {
+    const message = conversation[index];
+    if (message === undefined) break;
+    let tokens = 0;
+    let sent = 0;
+    let wire = 0;
+    if (message.isPinned) {
+      sums.pinnedAt.push(index);
+    } else {
+      const blocks = priceOlderMessage(env, message, false);
+      if (blocks.length > 0) sent = 1;
+      for (const block of blocks) {
+        tokens += block.tokens;
+        wire += block.messageCount;
+        for (const file of block.files) sums.files.push(file);
+      }
+    }
+    sums.messages.push(message);
+    sums.pinned.push(message.isPinned);
+    sums.tokens.push((sums.tokens[index] ?? 0) + tokens);
+    sums.sent.push((sums.sent[index] ?? 0) + sent);
+    sums.wire.push((sums.wire[index] ?? 0) + wire);
+    sums.fileAt.push(sums.files.length);
+  }
+  return sums;
+}
+
+/**
+ * The messages in `[from, to)` (none pinned) as one elided block, with the summary in front
+ * when it is the oldest; null when that is nothing.
+ */
+function elideStretch(
+  env: PartEnv,
+  sums: HistorySums,
+  from: number,
+  to: number,
+  summary: SummaryBlock | null,
+): ElidedBlock | null {
+  const start = Math.min(from, to);
+  const at = (values: number[], index: number): number => values[index] ?? 0;
+  let tokens = at(sums.tokens, to) - at(sums.tokens, start);
+  let sent = at(sums.sent, to) - at(sums.sent, start);
+  let wire = at(sums.wire, to) - at(sums.wire, start);
+  if (summary !== null) {
+    tokens += summary.tokens;
+    sent++;
+    wire += summary.messageCount;
+  }
+  if (sent === 0 && wire === 0) return null;
+  const files = sums.files.slice(at(sums.fileAt, start), at(sums.fileAt, to));
+  return new ElidedBlock(tokens, files, sent, wire, () => {
+    const blocks: Block[] = summary === null ? [] : [summary];
+    for (let index = start; index < to; index++) {
+      const message = env.conversation[index];
+      if (message === undefined || message.isPinned) continue;
+      for (const block of priceOlderMessage(env, message, false)) blocks.push(block);
+    }
+    return blocks;
+  });
+}
+
+/**
  * Earlier turns, oldest first: files stay just above the message they came with, tool results
  * are replaced by a placeholder, pinned messages are required. Excluded messages are reported,
  * never sent. A stored summary stands first in place of the messages it covers (reported as
  * summarised; a pinned one still goes). Blocks are priced here and rendered only if the trim
  * keeps them.
+ *
+ * The history is walked from the newest message back. Once the window (`openHistoryWindow`)
+ * says nothing older can be sent, older messages are only summed up: each stretch between
+ * pinned messages becomes one elided block (its tokens, chat messages and files), so the trim,
+ * its markers and the render work on what can be sent, not on every message of a long chat.
  */
 export const historyPart: ContextPart = {
   id: 'history',
   collect(env) {
-    const blocks: Block[] = [];
     const dropped: DroppedItem[] = [];
     const active = findActiveSummary(env.conversation, env.input.summaries, env.anchorIndex);
     const coveredUntil = active?.lastIndex ?? -1;
-    if (active !== null) blocks.push(new SummaryBlock(active.summary, env.meter));
-    for (let index = 0; index < env.anchorIndex; index++) {
+    for (let index = 0; index <= coveredUntil; index++) {
       const message = env.conversation[index];
-      if (message === undefined) continue;
-      const isCovered = index <= coveredUntil && !message.isPinned;
-      for (const block of priceOlderMessage(env, message, message.isPinned)) {
-        if (!isCovered) {
-          blocks.push(block);
-          continue;
-        }
+      if (message === undefined || message.isPinned) continue;
+      for (const block of priceOlderMessage(env, message, false)) {
         for (const item of block.price()) {
-          dropped.push({ kind: item.kind, reason: 'summarised', tokens: item.tokens, sourceId: message.id });
+          dropped.push({
+            kind: item.kind,
+            reason: 'summarised',
+            tokens: item.tokens,
+            sourceId: message.id,
+          });
         }
       }
+    }
+    const window = openHistoryWindow(env);
+    /** Blocks newest first; turned round at the end. */
+    const reversed: Block[] = [];
+    const pushReversed = (blocks: readonly Block[]): void => {
+      for (let at = blocks.length - 1; at >= 0; at--) {
+        const block = blocks[at];
+        if (block !== undefined) reversed.push(block);
+      }
+    };
+    // Newest first, block by block, while something could still be sent.
+    let beyond = -1;
+    for (let index = env.anchorIndex - 1; index >= 0; index--) {
+      const message = env.conversation[index];
+      if (message === undefined) continue;
+      if (index <= coveredUntil && !message.isPinned) continue;
+      const blocks = priceOlderMessage(env, message, message.isPinned);
+      pushReversed(blocks);
+      if (!window.add(message, blocks)) {
+        beyond = index;
+        break;
+      }
+    }
+    const summary = active === null ? null : new SummaryBlock(active.summary, env.meter);
+    if (beyond < 0) {
+      if (summary !== null) reversed.push(summary);
+    } else {
+      // The rest, older than `beyond`: pinned messages listed, the stretches between summed.
+      const sums = sumOlderHistory(env, beyond);
+      const firstUncovered = coveredUntil + 1;
+      let end = beyond;
+      for (let at = sums.pinnedAt.length - 1; at >= 0; at--) {
+        const pinned = sums.pinnedAt[at] ?? -1;
+        const message = env.conversation[pinned];
+        if (pinned >= beyond || message === undefined) continue;
+        const stretch = elideStretch(env, sums, Math.max(pinned + 1, firstUncovered), end, null);
+        if (stretch !== null) reversed.push(stretch);
+        pushReversed(priceOlderMessage(env, message, true));
+        end = pinned;
+      }
+      const oldest = elideStretch(env, sums, firstUncovered, end, summary);
+      if (oldest !== null) reversed.push(oldest);
     }
     for (const message of env.excluded) {
       for (const block of priceOlderMessage(env, message, false)) {
@@ -81,6 +357,6 @@ export const historyPart: ContextPart = {
         }
       }
     }
-    return { blocks, dropped };
+    return { blocks: reversed.reverse(), dropped };
   },
 };

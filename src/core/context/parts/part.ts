@@ -48,6 +48,16 @@ export interface StepCalls {
   adjust(overrides: ReadonlyMap<string, CallOverride>): Block;
 }
 
+/** What an elided stretch of history holds, summed; its blocks only when asked for. */
+export interface ElidedHistory {
+  /** Chat messages it stands for that would send something (the skipped marker counts them). */
+  messageCount: number;
+  /** The blocks it stands for, oldest first (for the report of what was left out). */
+  blocks(): readonly Block[];
+  /** The same stretch standing for other blocks (the same ones sent differently). */
+  revise(blocks: () => readonly Block[]): Block;
+}
+
 /** The files of a block that carries none, shared: most blocks carry none. */
 export const NO_FILES: readonly CarriedFile[] = Object.freeze([]);
 
@@ -75,6 +85,12 @@ export interface Block {
   stepCalls?: StepCalls | undefined;
   sourceId?: MessageId | undefined;
   files: readonly CarriedFile[];
+  /**
+   * Set on a stretch of older history the assembly never looked at one message at a time (see
+   * `historyPart`): it stands for whole chat messages the budget or the strategy drops anyway,
+   * so the trim never keeps it; the markers count its messages and name its files.
+   */
+  elided?: ElidedHistory | undefined;
   /** Kind and tokens of each message it sends, in order (for the report of what was left out). */
   price(): PricedMessage[];
   /** The messages as sent, with the kinds and tokens of `price()`. */
@@ -126,6 +142,12 @@ export interface PartEnv {
   reminderLines: string[];
   /** What chat blocks are priced and rendered with, shared by requests that agree on it. */
   pricing: BlockPricing;
+  /**
+   * Tokens beyond which older history cannot be sent (the input budget): the history part
+   * walks back from the newest message until this much is behind it, and sums up the rest.
+   * Infinity (the default) lists every block.
+   */
+  historyReach: number;
 }
 
 export interface PartOutput {

@@ -1,4 +1,4 @@
-import type { Block, PartEnv } from '../parts/part';
+import type { Block, CarriedFile, PartEnv } from '../parts/part';
 import type { ContextMessage } from '../types';
 
 /** The read-file tool's name; the forgotten-files note points to it when it is offered. */
@@ -8,15 +8,35 @@ export function describeSkipped(count: number): string {
   return `[Skipped ${count} earlier ${count === 1 ? 'message' : 'messages'} of this conversation.]`;
 }
 
+/**
+ * The forgotten-files note names at most this many files, the newest: a long chat can have
+ * forgotten hundreds, and a note listing them all would crowd out the conversation it is for.
+ */
+export const FORGOTTEN_FILES_NAMED = 20;
+
+/**
+ * The note for files no longer sent, oldest first: it names the newest
+ * `FORGOTTEN_FILES_NAMED` of them with their ids and says how many earlier ones it leaves
+ * unnamed (`files` may hold only the newest, with `unlisted` more before them).
+ */
 export function describeForgottenFiles(
   files: ReadonlyArray<{ fileId: string; name: string }>,
   canReadFiles: boolean,
+  unlisted = 0,
 ): string {
-  const list = files.map((file) => `"${file.name}" (id ${file.fileId})`).join(', ');
+  const named = files.slice(-FORGOTTEN_FILES_NAMED);
+  const earlier = unlisted + files.length - named.length;
+  const list = named.map((file) => `"${file.name}" (id ${file.fileId})`).join(', ');
   const howToRead = canReadFiles
     ? `Call the ${READ_FILE_TOOL_NAME} tool with a file's id to read it again.`
     : 'If you need one of them, ask the user to attach it again.';
-  return `Files the user attached earlier in this conversation are no longer in your context: ${list}. ${howToRead}`;
+  if (earlier === 0)
+    return `Files the user attached earlier in this conversation are no longer in your context: ${list}. ${howToRead}`;
+  return (
+    `Files the user attached earlier in this conversation are no longer in your context: ${list}, ` +
+    `and ${earlier} earlier ${earlier === 1 ? 'file' : 'files'} not named here. ${howToRead} ` +
+    'For an earlier file, ask the user to attach it again.'
+  );
 }
 
 /** Markers to insert before a block index: where history was cut, say so, for the model and the inspector. */
@@ -28,7 +48,8 @@ export interface PlacedMarkers {
 /**
  * The markers for the blocks dropped so far, kept up to date as the trim drops more: one
  * `skipped` marker per run of dropped conversation blocks (S, CA and P do not break a run), and
- * after the first one a single `forgotten_files` note listing every dropped point-in-time file.
+ * after the first one a single `forgotten_files` note naming the newest dropped point-in-time
+ * files and counting the rest.
  */
 export interface MarkerLedger {
   /** Tokens of every marker, as they would be placed now. */
@@ -93,7 +114,9 @@ export function createMarkerLedger(
     const group = groupOf[index] ?? -1;
     if (group < 0) return 0;
     droppedOfGroup[group] = (droppedOfGroup[group] ?? 0) + 1;
-    return droppedOfGroup[group] === sizes[group] ? 1 : 0;
+    if (droppedOfGroup[group] !== sizes[group]) return 0;
+    // An elided stretch of history is a group of its own that stands for many chat messages.
+    return blocks[index]?.elided?.messageCount ?? 1;
   };
   let skippedTokens = 0;
   let note: ContextMessage | null = null;
@@ -129,12 +152,21 @@ export function createMarkerLedger(
   const currentNote = (): ContextMessage | null => {
     if (!isNoteStale) return note;
     isNoteStale = false;
-    const files = fileBlocks.flatMap((index) => blocks[index]?.files ?? []);
+    // The newest files the note names, and how many earlier ones it only counts.
+    const files: CarriedFile[] = [];
+    let unlisted = 0;
+    for (let at = fileBlocks.length - 1; at >= 0; at--) {
+      const carried = blocks[fileBlocks[at] ?? -1]?.files ?? [];
+      const room = Math.max(0, FORGOTTEN_FILES_NAMED - files.length);
+      const taken = carried.slice(Math.max(0, carried.length - room));
+      files.unshift(...taken);
+      unlisted += carried.length - taken.length;
+    }
     if (files.length === 0) {
       note = null;
       return note;
     }
-    const text = describeForgottenFiles(files, canReadFiles);
+    const text = describeForgottenFiles(files, canReadFiles, unlisted);
     note = {
       kind: 'forgotten_files',
       tokens: priceText(text),

@@ -34,9 +34,10 @@ export function clearOldToolResults(
   const argumentsTokens = meter.countText('{}');
   const cleared: Array<{ blockIndex: number; reduction: Reduction }> = [];
   let toKeep = strategy.keep;
-  for (let blockIndex = blocks.length - 1; blockIndex >= 0; blockIndex--) {
-    const step = blocks[blockIndex]?.stepCalls;
-    if (step === undefined) continue;
+  /** The block with every call past the newest `keep` cleared; counts the calls it keeps. */
+  const clearBlock = (block: Block, record: (reduction: Reduction) => void): Block => {
+    const step = block.stepCalls;
+    if (step === undefined) return block;
     let overrides: Map<string, CallOverride> | null = null;
     for (let at = step.calls.length - 1; at >= 0; at--) {
       const call = step.calls[at];
@@ -64,19 +65,42 @@ export function clearOldToolResults(
       }
       overrides ??= new Map(step.overrides);
       overrides.set(call.id, override);
-      cleared.push({
-        blockIndex,
-        reduction: {
-          kind: 'cleared',
-          reason: 'clear_threshold',
-          toolCallId: call.id,
-          toolName: call.name,
-          tokensBefore,
-          tokensAfter,
-        },
+      record({
+        kind: 'cleared',
+        reason: 'clear_threshold',
+        toolCallId: call.id,
+        toolName: call.name,
+        tokensBefore,
+        tokensAfter,
       });
     }
-    if (overrides !== null) blocks[blockIndex] = step.adjust(overrides);
+    return overrides === null ? block : step.adjust(overrides);
+  };
+  /** Blocks oldest first, cleared newest first (as the loop below goes). */
+  const clearAll = (inner: readonly Block[]): Block[] => {
+    const result = [...inner];
+    for (let at = result.length - 1; at >= 0; at--) {
+      const block = result[at];
+      if (block !== undefined) result[at] = clearBlock(block, () => {});
+    }
+    return result;
+  };
+  for (let blockIndex = blocks.length - 1; blockIndex >= 0; blockIndex--) {
+    const block = blocks[blockIndex];
+    if (block === undefined) continue;
+    const { elided } = block;
+    if (elided !== undefined) {
+      // Never sent, but reported as it would have been sent. Only while calls are still to
+      // keep does the count have to go through it now (older pinned messages follow).
+      if (toKeep > 0) {
+        const inner = clearAll(elided.blocks());
+        blocks[blockIndex] = elided.revise(() => inner);
+      } else {
+        blocks[blockIndex] = elided.revise(() => clearAll(elided.blocks()));
+      }
+      continue;
+    }
+    blocks[blockIndex] = clearBlock(block, (reduction) => cleared.push({ blockIndex, reduction }));
   }
   return cleared.reverse();
 }

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   allocateBudget,
   decideProjectMode,
+  measureProjectFit,
   PROJECT_FIT_RATIO,
   resolveReservedOutput,
 } from '../../../../src/core/context';
@@ -57,5 +58,25 @@ describe('decideProjectMode', () => {
       buildProjectFile({ name: 'scan.pdf', status: 'processing', tokenCount: 50_000 }),
     ];
     expect(decideProjectMode(files, model)).toBe('inline');
+  });
+});
+
+describe('measureProjectFit', () => {
+  const model = buildModelInfo({ contextWindow: 11_000, maxOutputTokens: 1_000 });
+
+  it('reports the tokens, the inline limit and the verdict the turn and the projects panel share', () => {
+    const files = [
+      buildProjectFile({ name: 'a.md', tokenCount: 2_000 }),
+      buildProjectFile({ name: 'b.md', tokenCount: 1_500 }),
+    ];
+    expect(measureProjectFit(files, model)).toEqual({ totalTokens: 3_500, inlineLimit: 6_000, mode: 'inline' });
+  });
+
+  it('moves the limit with the output the turn reserves', () => {
+    const files = [buildProjectFile({ name: 'a.md', tokenCount: 5_000 })];
+    const reservingMore = measureProjectFit(files, model, 4_000);
+    expect(reservingMore.inlineLimit).toBe(7_000 * PROJECT_FIT_RATIO);
+    expect(reservingMore.mode).toBe('search');
+    expect(decideProjectMode(files, model, 4_000)).toBe('search');
   });
 });

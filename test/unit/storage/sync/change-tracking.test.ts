@@ -92,17 +92,20 @@ describe('change tracking', () => {
 });
 
 describe('upgrading to sync', () => {
-  it('records every synced row a version 8 database holds as a pending change, derived and journal rows not', async () => {
+  it('records every synced row a version 9 database holds as a pending change, derived and journal rows not', async () => {
     const { Dexie } = await import('dexie');
-    const { SCHEMA_V8, openCarrelDb } = await import('../../../../src/storage/db');
+    const { SCHEMA_V9, openCarrelDb } = await import('../../../../src/storage/db');
     const { createTestIndexedDb } = await import('../storage-fixtures');
     const dexie = createTestIndexedDb();
     const old = new Dexie('upgrade-v10', dexie);
-    old.version(8).stores(SCHEMA_V8);
+    old.version(9).stores(SCHEMA_V9);
     await old.open();
     await old.table('sessions').add(buildSession({ id: asSessionId('s1') }));
     await old.table('settings').add({ key: 'theme', value: 'dark', updatedAt: 1 });
     await old.table('fileTexts').add({ fileId: 'f1', projectId: null, text: 'Notes' });
+    await old
+      .table('prompts')
+      .add({ id: 'p1', title: 'Summarise', text: 'Summarise {{topic}}', createdAt: 1, updatedAt: 1 });
     await old.table('searchBlocks').add({ fileId: 'f1', projectId: null, revision: 1, block: null });
     await old.table('imports').add({ id: 'i1', startedAt: 1 });
     old.close();
@@ -110,6 +113,7 @@ describe('upgrading to sync', () => {
     const records = await db.syncRecords.toArray();
     expect(records.map((record) => record.key).sort()).toEqual([
       'fileTexts/f1',
+      'prompts/p1',
       'sessions/s1',
       'settings/theme',
     ]);

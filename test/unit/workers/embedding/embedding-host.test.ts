@@ -113,6 +113,54 @@ describe('createEmbeddingHost', () => {
     expect(resumed.counter.texts).toBe(chunkCount - EMBED_BATCH_SIZE);
   });
 
+  it('stops a model download when its only job is cancelled, and loads afresh next time', async () => {
+    const stores = await createRagStores();
+    const tiny = await loadTinyEmbedder();
+    const loadSignals: AbortSignal[] = [];
+    // The first load never ends on its own, as a download that is held up.
+    const host = createEmbeddingHost({
+      ...stores,
+      loadEmbedder: (_settings, _onProgress, signal) => {
+        loadSignals.push(signal);
+        if (loadSignals.length > 1) return Promise.resolve(tiny);
+        return new Promise<Embedder>((_resolve, reject) =>
+          signal.addEventListener('abort', () => reject(new Error('aborted')), { once: true }),
+        );
+      },
+    });
+    const preparing = host.prepareModel('download', TINY_MODEL_SETTINGS, () => undefined);
+    await Promise.resolve();
+    await host.cancel('download');
+    const cancelled = await preparing;
+    expect(cancelled).toMatchObject({ ok: false, error: { code: 'cancelled' } });
+    expect(cancelled.ok ? '' : cancelled.error.message).toContain('download was cancelled');
+    expect(loadSignals[0]?.aborted).toBe(true);
+    expect(await host.prepareModel('again', TINY_MODEL_SETTINGS, () => undefined)).toMatchObject({ ok: true });
+    expect(loadSignals).toHaveLength(2);
+  });
+
+  it('keeps downloading the model for the jobs still waiting when one of them is cancelled', async () => {
+    const stores = await createRagStores();
+    const tiny = await loadTinyEmbedder();
+    let finishLoad: (embedder: Embedder) => void = () => undefined;
+    let loadSignal: AbortSignal | undefined;
+    const host = createEmbeddingHost({
+      ...stores,
+      loadEmbedder: (_settings, _onProgress, signal) => {
+        loadSignal = signal;
+        return new Promise<Embedder>((resolve) => (finishLoad = resolve));
+      },
+    });
+    const settings = host.prepareModel('settings', TINY_MODEL_SETTINGS, () => undefined);
+    const upload = host.prepareModel('upload', TINY_MODEL_SETTINGS, () => undefined);
+    await Promise.resolve();
+    await host.cancel('settings');
+    expect(await settings).toMatchObject({ ok: false, error: { code: 'cancelled' } });
+    expect(loadSignal?.aborted).toBe(false);
+    finishLoad(tiny);
+    expect(await upload).toMatchObject({ ok: true, value: { modelKey: tiny.modelId } });
+  });
+
   it('re-embeds every chunk when the model changes', async () => {
     const { stores, fileId, chunkCount } = await ingestLongMarkdown();
     const tiny = await loadTinyEmbedder();
