@@ -209,7 +209,12 @@ async function start(): Promise<void> {
     pageProtocol: location.protocol,
   });
   const attachments = new AttachmentsState({ files: stores.files, loadIngest, newId });
-  const fileViewer = new FileViewerState({ files: stores.files });
+  const fileViewer = new FileViewerState({
+    files: stores.files,
+    // The sync worker holds the key the bytes are sealed with.
+    fetchBytes: (fileId) => (syncClient ??= createSyncClient()).fetchFileBytes(fileId),
+    saveFile: downloadFile,
+  });
   const builtin = new BuiltinModelState(() => generation, providers);
   const embeddingSettings = new EmbeddingSettingsState({
     settings: stores.settings,

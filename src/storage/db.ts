@@ -42,7 +42,9 @@ export interface FileRow {
   mimeType: string;
   sizeBytes: number;
   hash: string;
+  /** Empty while `isBlobRemote`: the bytes are then still only on the sync server. */
   blob: Blob;
+  isBlobRemote?: boolean;
   status: 'processing' | 'ready' | 'no_text' | 'error';
   /** Until version 6 only: the text now lives in `fileTexts`, so listing files reads no text. */
   text?: string;

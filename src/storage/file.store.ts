@@ -35,9 +35,16 @@ export const fileTextSchema = z.object({
   pageMap: z.array(pageSpanSchema).optional(),
 });
 
-const storedFileSchema = fileMetadataSchema.extend({ blob: z.instanceof(Blob) });
+/** Whether the bytes are still only on the sync server: this device's own, never synced. */
+const blobStateSchema = z.object({ isBlobRemote: z.boolean().optional() });
 
-const fileInfoSchema = fileMetadataSchema.omit({ text: true, pageMap: true });
+const storedFileSchema = fileMetadataSchema
+  .extend({ blob: z.instanceof(Blob) })
+  .extend(blobStateSchema.shape);
+
+const fileInfoSchema = fileMetadataSchema
+  .omit({ text: true, pageMap: true })
+  .extend(blobStateSchema.shape);
 
 /** A file's metadata row and, apart, its text row: listing files never reads their text. */
 export function toFileRows(file: StoredFile): { row: FileRow; text: FileTextRow } {

@@ -20,7 +20,10 @@ export interface CouchServer {
   /** e.g. http://127.0.0.1:41234 */
   url: string;
   port: number;
-  /** Every stored revision of every document in `database`, as the server keeps it (JSON text). */
+  /**
+   * Every stored revision of every document in `database`, as the server keeps it (JSON text),
+   * and each document's attachments' bytes.
+   */
   readStoredText(database: string): Promise<string>;
   /** How many requests carried an Authorization header, and from which Origin headers. */
   requests: { path: string; hasAuthorization: boolean }[];
@@ -119,7 +122,19 @@ export async function startCouchServer(
           `${url}/${database}/${encodeURIComponent(row.id)}?open_revs=all&revs=true`,
           { headers: { ...authHeaders, Accept: 'application/json' } },
         );
-        texts.push(await response.text());
+        const text = await response.text();
+        texts.push(text);
+        // Attachments as stored, byte for byte (as Latin-1, so any plaintext would show).
+        const names = new Set<string>();
+        for (const entry of JSON.parse(text) as { ok?: { _attachments?: object } }[])
+          for (const name of Object.keys(entry.ok?._attachments ?? {})) names.add(name);
+        for (const name of names) {
+          const attachment = await fetch(
+            `${url}/${database}/${encodeURIComponent(row.id)}/${encodeURIComponent(name)}`,
+            { headers: authHeaders },
+          );
+          texts.push(Buffer.from(await attachment.arrayBuffer()).toString('latin1'));
+        }
       }
       const changes = await fetch(`${url}/${database}/_changes?style=all_docs`, {
         headers: authHeaders,

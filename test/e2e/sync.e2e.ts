@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import type { Browser, Page } from '@playwright/test';
 import { startCouchServer, type CouchServer } from '../couch/server';
 import type { MockLlm } from '../mock-llm/server';
@@ -162,7 +163,7 @@ function expectChats(shown: { questions: string[]; answers: string[] }[], expect
 }
 
 test.describe('sync across devices', () => {
-  test('two profiles edit offline, reconnect and converge; deletions travel; the server holds only ciphertext', async ({
+  test('two profiles edit offline, reconnect and converge; deletions travel; a file opens on the other; the server holds only ciphertext', async ({
     browser,
     page,
     llm,
@@ -228,8 +229,30 @@ test.describe('sync across devices', () => {
     await expect(phone.shell.sessionRow('Laptop offline chat')).toHaveCount(0, { timeout: 15_000 });
     await expect(phone.page.getByTestId('session-row')).toHaveCount(3);
 
+    // The laptop's file opens on the phone: its text at once, its bytes fetched when asked for.
+    await phone.page.goto('/#/');
+    await openChat(phone, 'Renamed on the phone');
+    await phone.page.getByTestId('message-attachment').first().click();
+    const viewer = phone.page.getByTestId('file-viewer');
+    await expect(viewer.getByTestId('file-viewer-text')).toHaveText(FILE_TEXT);
+    await expect(viewer.getByTestId('file-original-state')).toContainText('on the sync server');
+    await couch.goOffline();
+    await viewer.getByRole('button', { name: 'Download original' }).click();
+    await expect(viewer.getByTestId('file-original-error')).toContainText(
+      'Cannot reach the sync server',
+    );
+    await couch.goOnline();
+    const downloading = phone.page.waitForEvent('download');
+    await viewer.getByRole('button', { name: 'Download original' }).click();
+    const download = await downloading;
+    expect(download.suggestedFilename()).toBe('kettle.txt');
+    expect(readFileSync(await download.path(), 'utf8')).toBe(FILE_TEXT);
+    await expect(viewer.getByTestId('file-original-state')).toHaveCount(0);
+
     const stored = await couch.readStoredText(DATABASE);
     expect(stored.length).toBeGreaterThan(1_000);
+    // The file's bytes are on the server (as an attachment), encrypted like everything else.
+    expect(stored).toContain('"_attachments"');
     for (const plain of [
       'Question from',
       'offline',

@@ -7,7 +7,8 @@
  * secret: one document. From the secret HKDF derives the body key (AES-GCM) and the id key
  * (HMAC-SHA256). Every body is encrypted with the document's id and revision as additional
  * data, so the server cannot move a body to another document or revision; document ids are an
- * HMAC of table and record id, so they say nothing about what they hold.
+ * HMAC of table and record id, so they say nothing about what they hold. A file's bytes travel
+ * as an attachment of the file's document, sealed with the same key (`encryptBytes`).
  */
 import { z } from 'zod';
 import { SyncError } from './sync-errors';
@@ -286,32 +287,56 @@ export async function decryptBody(
   }
 }
 
-/** Bytes (a file's contents) sealed the same way as bodies, bound to the document and revision. */
+function bytesAad(docId: string, contentHash: string): string {
+  return `carrel-sync bytes v1\u0000${docId}\u0000${contentHash}`;
+}
+
+/**
+ * A file's bytes as the attachment of its document: the IV, then the AES-GCM ciphertext. Bound
+ * to the document id and the file's content hash (not the revision: the attachment stays on the
+ * document while its metadata changes), so the server can neither move them to another file nor
+ * hand out an older content under a newer hash.
+ */
 export async function encryptBytes(
   keys: SyncKeys,
   docId: string,
-  rev: string,
+  contentHash: string,
   bytes: Uint8Array<ArrayBuffer>,
-): Promise<SealedBody> {
-  return encryptWith(keys.body, bytes, `${bodyAad(docId, rev)}\u0000bytes`);
+): Promise<Uint8Array<ArrayBuffer>> {
+  const iv = randomBytes(IV_BYTES);
+  const sealed = await crypto.subtle.encrypt(
+    { name: 'AES-GCM', iv, additionalData: encoder.encode(bytesAad(docId, contentHash)) },
+    keys.body,
+    bytes,
+  );
+  const joined = new Uint8Array(IV_BYTES + sealed.byteLength);
+  joined.set(iv);
+  joined.set(new Uint8Array(sealed), IV_BYTES);
+  return joined;
 }
 
+/** The file's bytes, or a `tampered` error when they were not sealed for this file and content. */
 export async function decryptBytes(
   keys: SyncKeys,
   docId: string,
-  rev: string,
-  sealed: SealedBody,
-): Promise<Uint8Array> {
-  const plain = await decryptWith(
-    keys.body,
-    sealed.iv,
-    sealed.data,
-    `${bodyAad(docId, rev)}\u0000bytes`,
-  );
-  if (plain === null)
+  contentHash: string,
+  sealed: Uint8Array<ArrayBuffer>,
+): Promise<Uint8Array<ArrayBuffer>> {
+  try {
+    const plain = await crypto.subtle.decrypt(
+      {
+        name: 'AES-GCM',
+        iv: sealed.subarray(0, IV_BYTES),
+        additionalData: encoder.encode(bytesAad(docId, contentHash)),
+      },
+      keys.body,
+      sealed.subarray(IV_BYTES),
+    );
+    return new Uint8Array(plain);
+  } catch {
     throw new SyncError(
       'tampered',
-      `The file bytes of ${docId} do not decrypt with this database's key.`,
+      `The file stored under ${docId} on the sync server does not decrypt as this file's content: it was changed there, or belongs to another version of the file.`,
     );
-  return plain;
+  }
 }

@@ -10,6 +10,7 @@ export type SyncErrorCode =
   | 'tampered'
   | 'not_connected'
   | 'import_underway'
+  | 'missing_bytes'
   | 'stopped';
 
 export class SyncError extends Error {

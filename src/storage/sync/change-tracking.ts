@@ -29,6 +29,18 @@ import {
   type SyncedTable,
 } from './synced-tables';
 
+/**
+ * The file bytes the server holds as a record's attachment: which content they are (the file's
+ * hash), and the stub that names them in later revisions (`digest` for PouchDB, `revpos` for
+ * CouchDB).
+ */
+export interface SyncAttachment {
+  hash: string;
+  digest: string;
+  revpos: number;
+  length: number;
+}
+
 /** One synced record's state on this device; the row itself lives in its own table. */
 export interface SyncRecordRow {
   key: string;
@@ -42,6 +54,8 @@ export interface SyncRecordRow {
   changedAt: number;
   /** The server's id for it, once known (an HMAC, computed outside transactions). */
   docId?: string;
+  /** A file's bytes on the server, once sent or seen there. */
+  attachment?: SyncAttachment;
   /** 1 while the server lacks this revision; absent otherwise, so the index lists only these. */
   pending?: 1;
 }
@@ -126,6 +140,7 @@ export async function recordLocalChanges(
       device,
       changedAt: time,
       ...(record?.docId === undefined ? {} : { docId: record.docId }),
+      ...(record?.attachment === undefined ? {} : { attachment: record.attachment }),
       pending: 1,
     });
   });

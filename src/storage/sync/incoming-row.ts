@@ -78,7 +78,17 @@ export function toIncomingRow(
     candidate.embeddingModel = kept?.embeddingModel ?? null;
   }
   if (table === 'files') {
-    candidate.blob = existing?.blob instanceof Blob ? existing.blob : new Blob([]);
+    // The bytes stay while they are the same content; otherwise they wait on the server.
+    const hasSameBytes =
+      existing?.blob instanceof Blob &&
+      existing.isBlobRemote !== true &&
+      existing.hash === candidate.hash;
+    if (hasSameBytes) {
+      candidate.blob = existing.blob;
+    } else {
+      candidate.blob = new Blob([]);
+      candidate.isBlobRemote = true;
+    }
   }
   return { ok: true, value: candidate };
 }

@@ -10,7 +10,13 @@ import type { CarrelDb, MessageRow } from '../db';
 import { guardStorage } from '../guard';
 import { placeImportedRows, type UnplacedMessageRow } from '../message-lines';
 import { invalidateSearchBlocks } from '../search-block-revisions';
-import { CLOCK_KEY, DEVICE_KEY, markApplyingRemote, type SyncRecordRow } from './change-tracking';
+import {
+  CLOCK_KEY,
+  DEVICE_KEY,
+  markApplyingRemote,
+  type SyncAttachment,
+  type SyncRecordRow,
+} from './change-tracking';
 import { toIncomingRow } from './incoming-row';
 import type { SyncHistoryRow } from './record-existing';
 import {
@@ -18,6 +24,7 @@ import {
   SYNC_HISTORY_TABLE,
   SYNC_RECORDS_TABLE,
   SYNC_STATE_TABLE,
+  syncRecordKey,
   toSyncedBody,
   withoutSecrets,
   type SyncedTable,
@@ -29,11 +36,23 @@ export interface OutgoingRecord extends RecordVersion {
   table: SyncedTable;
   id: string;
   docId?: string;
+  /** A file's bytes already on the server. */
+  attachment?: SyncAttachment;
+  /** A file's bytes, when this device has them. */
+  blob?: Blob;
 }
 
 export interface LocalVersion extends RecordVersion {
   key: string;
   isPending: boolean;
+  attachment?: SyncAttachment;
+}
+
+/** Where a file's bytes are on the server, for a fetch on demand. */
+export interface FileBytesSource {
+  docId: string;
+  hash: string;
+  attachment?: SyncAttachment;
 }
 
 /** What the replicator decided for one record that arrived. */
@@ -49,6 +68,8 @@ export interface IncomingResolution {
   isPending: boolean;
   /** Versions whose content lost something in the merge; kept in the history table. */
   losers: RecordVersion[];
+  /** The file bytes the server holds for this version's content, when known. */
+  attachment?: SyncAttachment;
 }
 
 export interface ApplyReport {
@@ -81,7 +102,15 @@ export interface SyncStore {
   listPending(limit: number): Promise<OutgoingRecord[]>;
   countPending(): Promise<number>;
   /** The server now has these revisions; a record edited since stays pending. */
-  markPushed(entries: readonly { key: string; rev: string; docId: string }[]): Promise<void>;
+  markPushed(
+    entries: readonly { key: string; rev: string; docId: string; attachment?: SyncAttachment }[],
+  ): Promise<void>;
+  /** The server no longer has these records' attachments: the next push sends the bytes again. */
+  forgetAttachments(keys: readonly string[]): Promise<void>;
+  /** Where a file's bytes are on the server; undefined when the file never synced. */
+  readFileBytesSource(fileId: string): Promise<FileBytesSource | undefined>;
+  /** Stores bytes fetched for a file, if it still holds the content they are; true when stored. */
+  storeFileBytes(fileId: string, hash: string, bytes: Uint8Array<ArrayBuffer>): Promise<boolean>;
   /** The revisions this device holds for server documents it already knows, by document id. */
   findKnownRevisions(
     docIds: readonly string[],
@@ -121,12 +150,15 @@ function toVersion(record: SyncRecordRow, body: Record<string, unknown>): Record
 async function readBodies(
   db: CarrelDb,
   records: readonly SyncRecordRow[],
-): Promise<Record<string, unknown>[]> {
+): Promise<{ body: Record<string, unknown>; blob?: Blob }[]> {
   return Promise.all(
     records.map(async (record) => {
-      if (record.isDeleted) return {};
+      if (record.isDeleted) return { body: {} };
       const row = await rowTable(db, record.table).get(record.id);
-      return row === undefined ? {} : toSyncedBody(record.table, row);
+      if (row === undefined) return { body: {} };
+      const body = toSyncedBody(record.table, row);
+      const hasBytes = row.blob instanceof Blob && row.isBlobRemote !== true;
+      return hasBytes ? { body, blob: row.blob as Blob } : { body };
     }),
   );
 }
@@ -170,13 +202,18 @@ export function createSyncStore(db: CarrelDb): SyncStore {
           );
           const batch = records.slice(0, limit);
           const bodies = await readBodies(db, batch);
-          return batch.map((record, index): OutgoingRecord => ({
-            ...toVersion(record, bodies[index] ?? {}),
-            key: record.key,
-            table: record.table,
-            id: record.id,
-            ...(record.docId === undefined ? {} : { docId: record.docId }),
-          }));
+          return batch.map((record, index): OutgoingRecord => {
+            const read = bodies[index];
+            return {
+              ...toVersion(record, read?.body ?? {}),
+              key: record.key,
+              table: record.table,
+              id: record.id,
+              ...(record.docId === undefined ? {} : { docId: record.docId }),
+              ...(record.attachment === undefined ? {} : { attachment: record.attachment }),
+              ...(read?.blob === undefined ? {} : { blob: read.blob }),
+            };
+          });
         }),
       ),
 
@@ -190,11 +227,57 @@ export function createSyncStore(db: CarrelDb): SyncStore {
           records.forEach((record, index) => {
             const entry = entries[index];
             if (record === undefined || entry === undefined) return;
-            const next: SyncRecordRow = { ...record, docId: entry.docId };
+            const next: SyncRecordRow = {
+              ...record,
+              docId: entry.docId,
+              ...(entry.attachment === undefined ? {} : { attachment: entry.attachment }),
+            };
             if (record.rev === entry.rev) delete next.pending;
             updated.push(next);
           });
           await db.syncRecords.bulkPut(updated);
+        }),
+      ),
+
+    forgetAttachments: (keys) =>
+      guardStorage(db, () =>
+        db.transaction('rw', db.syncRecords, async () => {
+          const records = await db.syncRecords.bulkGet([...keys]);
+          await db.syncRecords.bulkPut(
+            records.flatMap((record) => {
+              if (record === undefined) return [];
+              const { attachment: _forgotten, ...rest } = record;
+              return [rest];
+            }),
+          );
+        }),
+      ),
+
+    readFileBytesSource: (fileId) =>
+      guardStorage(db, () =>
+        db.transaction('r', [db.files, db.syncRecords], async () => {
+          const [row, record] = await Promise.all([
+            db.files.get(fileId),
+            db.syncRecords.get(syncRecordKey('files', fileId)),
+          ]);
+          if (row === undefined || record?.docId === undefined) return undefined;
+          return {
+            docId: record.docId,
+            hash: row.hash,
+            ...(record.attachment === undefined ? {} : { attachment: record.attachment }),
+          };
+        }),
+      ),
+
+    storeFileBytes: (fileId, hash, bytes) =>
+      guardStorage(db, () =>
+        db.transaction('rw', db.files, async () => {
+          const row = await db.files.get(fileId);
+          if (row === undefined || row.hash !== hash) return false;
+          const { isBlobRemote: _fetched, ...rest } = row;
+          // Only this device's own fields change: no revision, nothing to send.
+          await db.files.put({ ...rest, blob: new Blob([bytes], { type: row.mimeType }) });
+          return true;
         }),
       ),
 
@@ -224,9 +307,10 @@ export function createSyncStore(db: CarrelDb): SyncStore {
             records.map((record, index) => [
               record.key,
               {
-                ...toVersion(record, bodies[index] ?? {}),
+                ...toVersion(record, bodies[index]?.body ?? {}),
                 key: record.key,
                 isPending: record.pending === 1,
+                ...(record.attachment === undefined ? {} : { attachment: record.attachment }),
               },
             ]),
           );
@@ -311,6 +395,7 @@ export function createSyncStore(db: CarrelDb): SyncStore {
               device: resolution.version.device,
               changedAt: resolution.version.changedAt,
               docId: resolution.docId,
+              ...(resolution.attachment === undefined ? {} : { attachment: resolution.attachment }),
               ...(resolution.isPending ? { pending: 1 as const } : {}),
             })),
           );
@@ -348,6 +433,7 @@ export function createSyncStore(db: CarrelDb): SyncStore {
         await db.syncRecords.toCollection().modify((record) => {
           record.pending = 1;
           delete record.docId;
+          delete record.attachment;
         });
       }),
 

@@ -1,7 +1,8 @@
 /**
  * Which tables sync and which of their fields travel. Fields that only make sense on one
  * device stay behind: a session's cache `version`, a message's place in its line (`lineId`,
- * `depth`, recomputed where it arrives), a file's bytes, and chunks' embeddings: a chunk's text
+ * `depth`, recomputed where it arrives), a file's bytes (they travel as an encrypted attachment
+ * of the file's document instead, fetched on demand), and chunks' embeddings: a chunk's text
  * syncs (search works at once), its vector is recomputed on each device by the project's
  * embedding run, since vectors are large, depend on the model each device chose, and follow
  * from the text.
@@ -51,7 +52,7 @@ export function syncRecordKey(table: SyncedTable, id: string): string {
 const LOCAL_FIELDS: Partial<Record<SyncedTable, readonly string[]>> = {
   sessions: ['version'],
   messages: ['lineId', 'depth'],
-  files: ['blob'],
+  files: ['blob', 'isBlobRemote'],
   chunks: ['embedding', 'embeddingModel'],
 };
 

@@ -1,6 +1,7 @@
 /**
  * A small client of the CouchDB replication protocol, the part Carrel needs: database info and
- * creation, single documents, `_revs_diff`, `_bulk_docs` with `new_edits: false`, `_bulk_get`
+ * creation, single documents and attachments, `_revs_diff`, `_bulk_docs` with `new_edits: false`
+ * (attachments inline or as stubs), `_bulk_get`
  * (or one GET per document where a server lacks it), `_changes` (normal and long-poll) and
  * `_local` checkpoint documents. Works against CouchDB and PouchDB Server alike; sequence values
  * are kept exactly as the server sent them (CouchDB's are strings, PouchDB Server's numbers).
@@ -117,7 +118,19 @@ export interface CouchClient {
   /** The new revision, or a conflict when the document changed in between. */
   putDoc(id: string, body: Record<string, unknown>): Promise<{ rev: string } | 'conflict'>;
   revsDiff(revisions: Record<string, string[]>): Promise<Map<string, string[]>>;
-  bulkDocsNoNewEdits(docs: readonly RemoteDoc[]): Promise<void>;
+  /**
+   * Stores the documents with the revisions they carry. Returns the ids the server refused
+   * because an attachment stub named bytes it does not hold; any other refusal throws.
+   */
+  bulkDocsNoNewEdits(docs: readonly RemoteDoc[]): Promise<string[]>;
+  /** One revision of a document (attachments as stubs), or undefined when the server lacks it. */
+  getRevision(id: string, rev: string): Promise<RemoteDoc | undefined>;
+  /** An attachment's bytes as stored, or undefined when the document or attachment is missing. */
+  getAttachment(
+    id: string,
+    name: string,
+    signal?: AbortSignal,
+  ): Promise<Uint8Array<ArrayBuffer> | undefined>;
   bulkGet(refs: readonly { id: string; rev: string }[]): Promise<RemoteDoc[]>;
   changes(options: {
     since: ChangeSeq;
@@ -138,18 +151,24 @@ export function createCouchClient(config: CouchConfig, fetcher: typeof fetch = f
   const authorization =
     config.username === '' ? undefined : basicAuth(config.username, config.password);
 
-  async function request(
+  /** The server's response; only status 401/403 and an unreachable server are errors here. */
+  async function send(
     method: string,
     path: string,
-    options: { query?: Record<string, string>; body?: unknown; signal?: AbortSignal } = {},
-  ): Promise<{ status: number; json: unknown }> {
+    options: {
+      query?: Record<string, string>;
+      body?: unknown;
+      signal?: AbortSignal;
+      accept?: string;
+    } = {},
+  ): Promise<Response> {
     const url = path === '' ? new URL(databaseBase) : new URL(path, databaseBase);
     for (const [name, value] of Object.entries(options.query ?? {}))
       url.searchParams.set(name, value);
     // The credentials were entered for this server: a URL anywhere else never gets them.
     if (url.origin !== origin)
       throw new SyncError('invalid_config', `Refusing to send sync credentials to ${url.origin}.`);
-    const headers: Record<string, string> = { Accept: 'application/json' };
+    const headers: Record<string, string> = { Accept: options.accept ?? 'application/json' };
     if (options.body !== undefined) headers['Content-Type'] = 'application/json';
     if (authorization !== undefined) headers.Authorization = authorization;
     let response: Response;
@@ -169,6 +188,20 @@ export function createCouchClient(config: CouchConfig, fetcher: typeof fetch = f
         `Cannot reach the sync server at ${origin}. Check the address and the connection; the server must also allow this page's origin (CORS).`,
       );
     }
+    if (response.status === 401 || response.status === 403)
+      throw new SyncError(
+        'unauthorized',
+        `The sync server at ${origin} refused the user name or password (HTTP ${response.status}).`,
+      );
+    return response;
+  }
+
+  async function request(
+    method: string,
+    path: string,
+    options: { query?: Record<string, string>; body?: unknown; signal?: AbortSignal } = {},
+  ): Promise<{ status: number; json: unknown }> {
+    const response = await send(method, path, options);
     const text = await response.text();
     let json: unknown = undefined;
     try {
@@ -176,11 +209,6 @@ export function createCouchClient(config: CouchConfig, fetcher: typeof fetch = f
     } catch {
       json = undefined;
     }
-    if (response.status === 401 || response.status === 403)
-      throw new SyncError(
-        'unauthorized',
-        `The sync server at ${origin} refused the user name or password (HTTP ${response.status}).`,
-      );
     return { status: response.status, json };
   }
 
@@ -264,19 +292,45 @@ export function createCouchClient(config: CouchConfig, fetcher: typeof fetch = f
     },
 
     async bulkDocsNoNewEdits(docs) {
-      if (docs.length === 0) return;
+      if (docs.length === 0) return [];
       const { status, json } = await request('POST', '_bulk_docs', {
         body: { docs, new_edits: false },
       });
       if (status !== 201 && status !== 200) fail('_bulk_docs', status, json);
-      const failed = parse(bulkDocsSchema, json, '_bulk_docs').find(
-        (entry) => entry.error !== undefined,
+      const results = parse(bulkDocsSchema, json, '_bulk_docs');
+      const missingStubs = results.flatMap((entry) =>
+        entry.error === 'missing_stub' && entry.id !== undefined ? [entry.id] : [],
+      );
+      const failed = results.find(
+        (entry) => entry.error !== undefined && entry.error !== 'missing_stub',
       );
       if (failed !== undefined)
         throw new SyncError(
           'server',
           `The sync server refused a document: ${failed.error}${failed.reason === undefined ? '' : ` (${failed.reason})`}.`,
         );
+      return missingStubs;
+    },
+
+    getRevision: getOne,
+
+    async getAttachment(id, name, signal) {
+      const response = await send('GET', `${docPath(id)}/${encodeURIComponent(name)}`, {
+        accept: 'application/octet-stream',
+        ...(signal === undefined ? {} : { signal }),
+      });
+      if (response.status === 404) return undefined;
+      if (response.status !== 200) {
+        const text = await response.text();
+        let json: unknown;
+        try {
+          json = JSON.parse(text) as unknown;
+        } catch {
+          json = undefined;
+        }
+        fail('an attachment read', response.status, json);
+      }
+      return new Uint8Array(await response.arrayBuffer());
     },
 
     async bulkGet(refs) {

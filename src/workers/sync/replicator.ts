@@ -10,6 +10,11 @@
  * (concurrent; the merge gets a revision derived from its parents and content, so every device
  * merging the same two versions makes the same revision) → applied in one transaction →
  * checkpoint saved here and in a `_local` document on the server.
+ *
+ * A file's bytes travel as the attachment `bytes` of its document, encrypted: sent once with the
+ * revision that first carries that content (alone in its request, as they may be large), named
+ * by a stub in the revisions after it. A pull records the stub; the bytes themselves are fetched
+ * only when something on that device asks for them (`fetchFileBytes`).
  */
 import { z } from 'zod';
 import {
@@ -27,7 +32,9 @@ import {
   contentRevisionHash,
   decryptBody,
   encryptBody,
+  encryptBytes,
   remoteDocId,
+  toBase64,
   type SyncKeys,
 } from '../../core/sync/sync-crypto';
 import { SyncError } from '../../core/sync/sync-errors';
@@ -38,6 +45,7 @@ import type {
   OutgoingRecord,
   SyncStore,
 } from '../../storage/sync/sync.store';
+import type { SyncAttachment } from '../../storage/sync/change-tracking';
 import { SYNCED_TABLES, syncRecordKey, withoutSecrets } from '../../storage/sync/synced-tables';
 import type { ChangeSeq, CouchClient, RemoteDoc } from './couch-client';
 
@@ -54,13 +62,32 @@ export const recordPayloadSchema = recordVersionSchema.omit({ rev: true }).exten
 });
 export type RecordPayload = z.infer<typeof recordPayloadSchema>;
 
+/** The one attachment a file's document may carry: its bytes, encrypted. */
+export const BYTES_ATTACHMENT = 'bytes';
+const BYTES_CONTENT_TYPE = 'application/octet-stream';
+
+const attachmentStubSchema = z.object({
+  digest: z.string(),
+  revpos: z.number().int().positive(),
+  length: z.number().int().nonnegative(),
+});
+
 const sealedDocSchema = z.object({
   _id: z.string(),
   _rev: z.string(),
   carrel: z.literal(1),
   iv: z.string(),
   data: z.string(),
+  _attachments: z.record(z.string(), z.unknown()).optional(),
 });
+
+/** The bytes attachment a server document names, if any. */
+function readAttachmentStub(
+  attachments: Record<string, unknown> | undefined,
+): z.infer<typeof attachmentStubSchema> | undefined {
+  const parsed = attachmentStubSchema.safeParse(attachments?.[BYTES_ATTACHMENT]);
+  return parsed.success ? parsed.data : undefined;
+}
 
 /** Record documents are the HMAC ids `remoteDocId` makes; the key-info and design docs are not. */
 export function isRecordDocId(id: string): boolean {
@@ -105,6 +132,76 @@ function toPayload(record: OutgoingRecord, shouldSyncKeys: boolean): RecordPaylo
   };
 }
 
+/** How a record's document carries the file's bytes: none, a stub naming bytes sent before, or the bytes. */
+type BytesPlan =
+  | { kind: 'none' }
+  | { kind: 'stub'; attachment: SyncAttachment }
+  | { kind: 'upload'; hash: string; blob: Blob };
+
+function planBytes(record: OutgoingRecord): BytesPlan {
+  if (record.table !== 'files' || record.isDeleted) return { kind: 'none' };
+  const hash = record.body.hash;
+  if (typeof hash !== 'string') return { kind: 'none' };
+  if (record.attachment?.hash === hash) return { kind: 'stub', attachment: record.attachment };
+  // A device that has not fetched the bytes of this content cannot send them (nor name them).
+  if (record.blob === undefined) return { kind: 'none' };
+  return { kind: 'upload', hash, blob: record.blob };
+}
+
+async function sealDoc(
+  context: ReplicationContext,
+  record: OutgoingRecord,
+  docId: string,
+  bytes: BytesPlan,
+): Promise<RemoteDoc> {
+  const sealed = await encryptBody(
+    context.keys,
+    docId,
+    record.rev,
+    toPayload(record, context.shouldSyncKeys),
+  );
+  const doc: RemoteDoc = {
+    _id: docId,
+    _rev: record.rev,
+    _revisions: revisionsOf(record.rev, record.ancestors),
+    carrel: 1,
+    iv: sealed.iv,
+    data: sealed.data,
+  };
+  if (bytes.kind === 'stub') {
+    doc._attachments = {
+      [BYTES_ATTACHMENT]: {
+        stub: true,
+        content_type: BYTES_CONTENT_TYPE,
+        digest: bytes.attachment.digest,
+        revpos: bytes.attachment.revpos,
+        length: bytes.attachment.length,
+      },
+    };
+  } else if (bytes.kind === 'upload') {
+    const plain = new Uint8Array(await bytes.blob.arrayBuffer());
+    const sealedBytes = await encryptBytes(context.keys, docId, bytes.hash, plain);
+    doc._attachments = {
+      [BYTES_ATTACHMENT]: { content_type: BYTES_CONTENT_TYPE, data: toBase64(sealedBytes) },
+    };
+  }
+  return doc;
+}
+
+/** The stub the server made for bytes just sent: read back, since only it knows the digest. */
+async function readUploadedAttachment(
+  context: ReplicationContext,
+  docId: string,
+  rev: string,
+  hash: string,
+): Promise<SyncAttachment | undefined> {
+  const stored = await context.client.getRevision(docId, rev);
+  const stub = readAttachmentStub(
+    stored?._attachments as Record<string, unknown> | undefined,
+  );
+  return stub === undefined ? undefined : { hash, ...stub };
+}
+
 /** Sends every pending record; returns how many went. */
 export async function pushChanges(
   context: ReplicationContext,
@@ -118,36 +215,53 @@ export async function pushChanges(
       batch.map(async (record) => ({
         record,
         docId: record.docId ?? (await remoteDocId(context.keys, record.table, record.id)),
+        bytes: planBytes(record),
       })),
     );
     const missing = await context.client.revsDiff(
       Object.fromEntries(prepared.map(({ record, docId }) => [docId, [record.rev]])),
     );
-    const docs = await Promise.all(
+    const toSend = prepared.filter(
+      ({ record, docId }) => missing.get(docId)?.includes(record.rev) ?? false,
+    );
+    // Records without bytes go together; each file's bytes go in a request of their own.
+    const plain = toSend.filter(({ bytes }) => bytes.kind !== 'upload');
+    const refused = new Set(
+      await context.client.bulkDocsNoNewEdits(
+        await Promise.all(
+          plain.map(({ record, docId, bytes }) => sealDoc(context, record, docId, bytes)),
+        ),
+      ),
+    );
+    const uploaded = new Map<string, SyncAttachment>();
+    for (const { record, docId, bytes } of toSend) {
+      if (bytes.kind !== 'upload') continue;
+      const stubless = await context.client.bulkDocsNoNewEdits([
+        await sealDoc(context, record, docId, bytes),
+      ]);
+      stubless.forEach((id) => refused.add(id));
+      const attachment = await readUploadedAttachment(context, docId, record.rev, bytes.hash);
+      if (attachment !== undefined) uploaded.set(record.key, attachment);
+    }
+    // A stub the server cannot resolve (it lost or never had those bytes): forget it, so the
+    // next round sends the bytes where this device has them.
+    const stale = prepared.filter(({ docId }) => refused.has(docId));
+    if (stale.length > 0)
+      await context.store.forgetAttachments(stale.map(({ record }) => record.key));
+    await context.store.markPushed(
       prepared
-        .filter(({ record, docId }) => missing.get(docId)?.includes(record.rev) ?? false)
-        .map(async ({ record, docId }): Promise<RemoteDoc> => {
-          const sealed = await encryptBody(
-            context.keys,
-            docId,
-            record.rev,
-            toPayload(record, context.shouldSyncKeys),
-          );
+        .filter(({ docId }) => !refused.has(docId))
+        .map(({ record, docId }) => {
+          const attachment = uploaded.get(record.key);
           return {
-            _id: docId,
-            _rev: record.rev,
-            _revisions: revisionsOf(record.rev, record.ancestors),
-            carrel: 1,
-            iv: sealed.iv,
-            data: sealed.data,
+            key: record.key,
+            rev: record.rev,
+            docId,
+            ...(attachment === undefined ? {} : { attachment }),
           };
         }),
     );
-    await context.client.bulkDocsNoNewEdits(docs);
-    await context.store.markPushed(
-      prepared.map(({ record, docId }) => ({ key: record.key, rev: record.rev, docId })),
-    );
-    pushed += batch.length;
+    pushed += batch.length - stale.length;
     onProgress({ phase: 'push', done: pushed });
     // Everything in the batch was edited again while it went: the next round sends the edits.
   }
@@ -157,6 +271,8 @@ interface IncomingVersion {
   docId: string;
   payload: RecordPayload;
   version: RecordVersion;
+  /** The file bytes this revision's document carries: the content its body names. */
+  attachment?: SyncAttachment;
 }
 
 async function openDoc(context: ReplicationContext, doc: RemoteDoc): Promise<IncomingVersion> {
@@ -193,7 +309,22 @@ async function openDoc(context: ReplicationContext, doc: RemoteDoc): Promise<Inc
     device: payload.device,
     changedAt: payload.changedAt,
   };
-  return { docId: doc._id, payload, version };
+  const stub = readAttachmentStub(sealed.data._attachments);
+  const hash = payload.body.hash;
+  const attachment =
+    payload.table === 'files' && stub !== undefined && typeof hash === 'string'
+      ? { hash, ...stub }
+      : undefined;
+  return { docId: doc._id, payload, version, ...(attachment === undefined ? {} : { attachment }) };
+}
+
+/** The bytes on the server that hold `version`'s content, among what is known of them. */
+function findAttachment(
+  version: RecordVersion,
+  known: readonly (SyncAttachment | undefined)[],
+): SyncAttachment | undefined {
+  const hash = version.body.hash;
+  return known.find((attachment) => attachment !== undefined && attachment.hash === hash);
 }
 
 /** The revision of a merge: every device merging the same parents into the same content agrees. */
@@ -258,6 +389,10 @@ export async function resolveIncoming(
       isChanged = true;
     }
     if (!isChanged || current === undefined) continue;
+    const attachment = findAttachment(current, [
+      ...ordered.map((item) => item.attachment),
+      local?.attachment,
+    ]);
     resolutions.push({
       key,
       table: first.payload.table,
@@ -267,6 +402,7 @@ export async function resolveIncoming(
       version: current,
       isPending,
       losers,
+      ...(attachment === undefined ? {} : { attachment }),
     });
   }
   return resolutions;

@@ -13,6 +13,7 @@ import {
 import {
   checkPassphrase,
   createKeyInfo,
+  decryptBytes,
   KDF_ITERATIONS,
   KEY_INFO_DOC_ID,
   keyInfoSchema,
@@ -30,6 +31,7 @@ import {
   type CouchClient,
 } from './couch-client';
 import {
+  BYTES_ATTACHMENT,
   pullChanges,
   pushChanges,
   type ReplicationContext,
@@ -85,6 +87,11 @@ export interface SyncEngine {
   /** One push and pull now; rejects with the error in words. */
   syncNow(): Promise<SyncStatus>;
   changePassphrase(oldPassphrase: string, newPassphrase: string): Promise<void>;
+  /**
+   * Fetches a synced file's bytes from the server, decrypts them and stores them with the file;
+   * rejects with the reason in words (offline, not sent yet, not syncing any more).
+   */
+  fetchFileBytes(fileId: string): Promise<void>;
   /** Stops syncing on this device and forgets the server, credentials and keys; data stays. */
   disconnect(): Promise<SyncStatus>;
   /** Stops the loop (closing the worker); keeps the settings. */
@@ -401,6 +408,34 @@ export function createSyncEngine(deps: SyncEngineDeps): SyncEngine {
         throw new SyncError(
           'server',
           'The key document changed on the server meanwhile; try again.',
+        );
+    },
+
+    async fetchFileBytes(fileId) {
+      const active = connection ?? (await readSaved());
+      if (active === undefined)
+        throw new SyncError(
+          'not_connected',
+          "This file's original is on the sync server, and sync is not set up on this device any more. Set sync up again to fetch it.",
+        );
+      connection = active;
+      const source = await deps.store.readFileBytesSource(fileId);
+      if (source?.attachment === undefined || source.attachment.hash !== source.hash)
+        throw new SyncError(
+          'missing_bytes',
+          "This file's original has not reached the sync server yet: open Carrel on the device it was added on so it syncs, then try again.",
+        );
+      const sealed = await active.client.getAttachment(source.docId, BYTES_ATTACHMENT);
+      if (sealed === undefined)
+        throw new SyncError(
+          'missing_bytes',
+          "The sync server no longer holds this file's original (it may have been deleted on another device).",
+        );
+      const bytes = await decryptBytes(active.keys, source.docId, source.hash, sealed);
+      if (!(await deps.store.storeFileBytes(fileId, source.hash, bytes)))
+        throw new SyncError(
+          'missing_bytes',
+          'This file changed or was deleted on this device while its original arrived; nothing was stored.',
         );
     },
 

@@ -41,6 +41,11 @@ export function createSyncHost(engine: SyncEngine): SyncWorkerApi {
         await engine.changePassphrase(String(oldPassphrase), String(newPassphrase));
         return null;
       }),
+    fetchFileBytes: (fileId) =>
+      settle(async () => {
+        await engine.fetchFileBytes(String(fileId));
+        return null;
+      }),
     disconnect: () => settle(() => engine.disconnect()),
   };
 }

@@ -17,6 +17,8 @@ export interface SyncWorkerApi {
   connect(settings: SyncSettings, passphrase: string): Promise<WorkerResult<SyncStatus>>;
   syncNow(): Promise<WorkerResult<SyncStatus>>;
   changePassphrase(oldPassphrase: string, newPassphrase: string): Promise<WorkerResult<null>>;
+  /** Fetches a synced file's bytes from the server into this device's copy of the file. */
+  fetchFileBytes(fileId: string): Promise<WorkerResult<null>>;
   /** Stops syncing on this device and forgets the server, credentials and keys; data stays. */
   disconnect(): Promise<WorkerResult<SyncStatus>>;
 }
@@ -26,5 +28,6 @@ export const SYNC_CALLS: CallKinds<SyncWorkerApi> = {
   connect: 'result',
   syncNow: 'result',
   changePassphrase: 'result',
+  fetchFileBytes: 'result',
   disconnect: 'result',
 };

@@ -10,6 +10,7 @@ export interface SyncClient {
   connect(settings: SyncSettings, passphrase: string): Promise<WorkerResult<SyncStatus>>;
   syncNow(): Promise<WorkerResult<SyncStatus>>;
   changePassphrase(oldPassphrase: string, newPassphrase: string): Promise<WorkerResult<null>>;
+  fetchFileBytes(fileId: string): Promise<WorkerResult<null>>;
   disconnect(): Promise<WorkerResult<SyncStatus>>;
   dispose(): void;
 }
@@ -24,6 +25,7 @@ export function createSyncClient(): SyncClient {
     syncNow: () => api.syncNow(),
     changePassphrase: (oldPassphrase, newPassphrase) =>
       api.changePassphrase(oldPassphrase, newPassphrase),
+    fetchFileBytes: (fileId) => api.fetchFileBytes(fileId),
     disconnect: () => api.disconnect(),
     dispose,
   };
