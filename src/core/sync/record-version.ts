@@ -87,12 +87,21 @@ export function stampLocalChange(
   }
   let isChanged = false;
   for (const field of new Set([...Object.keys(before), ...Object.keys(after)])) {
-    if (canonicalJson(before[field]) !== canonicalJson(after[field])) {
+    if (!isSameFieldValue(before[field], after[field])) {
       next[field] = stamp;
       isChanged = true;
     }
   }
   return isChanged ? next : null;
+}
+
+/** Whether a field kept its value, as JSON sees it; most fields are compared without JSON. */
+function isSameFieldValue(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  // Two different texts (or flags) differ as JSON too; anything else (null against a missing
+  // field, NaN, objects) is compared as JSON.
+  if (typeof a === typeof b && (typeof a === 'string' || typeof a === 'boolean')) return false;
+  return canonicalJson(a) === canonicalJson(b);
 }
 
 /** Which of two stamped values wins: the later stamp, then (same stamp) the larger value text. */

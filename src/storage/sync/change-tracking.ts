@@ -87,17 +87,47 @@ interface TrackedChange {
   after: unknown;
 }
 
-async function readDevice(
+/**
+ * The device and the stamp time of a transaction's changes. Every write in one transaction
+ * shares them: the state is read once per transaction and the clock moved once, not once per
+ * write (a backup import writes many tables in each of its transactions).
+ */
+interface TransactionStamp {
+  device: string;
+  time: number;
+  isNewDevice: boolean;
+  /** Whether the clock (and a new device id) is written in this transaction already. */
+  isSaved: boolean;
+}
+
+const transactionStamps = new WeakMap<object, Promise<TransactionStamp>>();
+
+async function stampTransaction(
   state: DBCoreTable,
   trans: DBCoreTransaction,
-): Promise<{ device: string; clock: number; isNewDevice: boolean }> {
+  now: () => number,
+): Promise<TransactionStamp> {
   const [deviceRow, clockRow] = (await state.getMany({ trans, keys: [DEVICE_KEY, CLOCK_KEY] })) as (
     SyncStateRow | undefined
   )[];
   const stored = deviceRow?.value;
   const device = typeof stored === 'string' ? stored : crypto.randomUUID();
   const clock = typeof clockRow?.value === 'number' ? clockRow.value : 0;
-  return { device, clock, isNewDevice: typeof stored !== 'string' };
+  const time = Math.max(now(), clock + 1);
+  return { device, time, isNewDevice: typeof stored !== 'string', isSaved: false };
+}
+
+function readTransactionStamp(
+  state: DBCoreTable,
+  trans: DBCoreTransaction,
+  now: () => number,
+): Promise<TransactionStamp> {
+  let stamp = transactionStamps.get(trans);
+  if (stamp === undefined) {
+    stamp = stampTransaction(state, trans, now);
+    transactionStamps.set(trans, stamp);
+  }
+  return stamp;
 }
 
 /** Writes the sync records for changes already made in `trans`. */
@@ -110,8 +140,8 @@ export async function recordLocalChanges(
 ): Promise<void> {
   const records = core.table(SYNC_RECORDS_TABLE);
   const state = core.table(SYNC_STATE_TABLE);
-  const { device, clock, isNewDevice } = await readDevice(state, trans);
-  const time = Math.max(now(), clock + 1);
+  const stamped = await readTransactionStamp(state, trans, now);
+  const { device, time } = stamped;
   const stamp = formatStamp(time, device);
   const keys = changes.map((change) => syncRecordKey(table, change.id));
   const existing = (await records.getMany({ trans, keys })) as (SyncRecordRow | undefined)[];
@@ -146,29 +176,53 @@ export async function recordLocalChanges(
   });
   if (updates.length === 0) return;
   await records.mutate({ type: 'put', trans, values: updates });
+  if (stamped.isSaved) return;
+  stamped.isSaved = true;
   const stateRows: SyncStateRow[] = [{ key: CLOCK_KEY, value: time }];
-  if (isNewDevice) stateRows.push({ key: DEVICE_KEY, value: device });
+  if (stamped.isNewDevice) stateRows.push({ key: DEVICE_KEY, value: device });
   await state.mutate({ type: 'put', trans, values: stateRows });
 }
 
-async function readKeys(table: DBCoreTable, req: DBCoreMutateRequest): Promise<unknown[]> {
+/** The keys a request touches and the rows they hold before it. */
+async function readBefore(
+  table: DBCoreTable,
+  req: DBCoreMutateRequest,
+): Promise<{ keys: unknown[]; before: unknown[] }> {
+  const extract = table.schema.primaryKey.extractKey;
   switch (req.type) {
     case 'deleteRange': {
+      if (extract !== null && extract !== undefined) {
+        // One read for keys and rows (every synced table keeps its key in the row).
+        const found = await table.query({
+          trans: req.trans,
+          values: true,
+          query: { index: table.schema.primaryKey, range: req.range },
+        });
+        const rows = found.result as unknown[];
+        return { keys: rows.map((row): unknown => extract(row)), before: rows };
+      }
       const found = await table.query({
         trans: req.trans,
         values: false,
         query: { index: table.schema.primaryKey, range: req.range },
       });
-      return found.result as unknown[];
+      const keys = found.result as unknown[];
+      return { keys, before: (await table.getMany({ trans: req.trans, keys })) as unknown[] };
     }
-    case 'delete':
-      return req.keys as unknown[];
-    case 'add':
+    case 'delete': {
+      const keys = req.keys as unknown[];
+      return { keys, before: (await table.getMany({ trans: req.trans, keys })) as unknown[] };
+    }
+    case 'add': {
+      // An add that succeeds found nothing there; one that fails is not recorded.
+      const keys =
+        (req.keys as unknown[] | undefined) ?? req.values.map((value): unknown => extract?.(value));
+      return { keys, before: keys.map(() => undefined) };
+    }
     case 'put': {
-      const extract = table.schema.primaryKey.extractKey;
-      return (
-        (req.keys as unknown[] | undefined) ?? req.values.map((value): unknown => extract?.(value))
-      );
+      const keys =
+        (req.keys as unknown[] | undefined) ?? req.values.map((value): unknown => extract?.(value));
+      return { keys, before: (await table.getMany({ trans: req.trans, keys })) as unknown[] };
     }
   }
 }
@@ -183,8 +237,7 @@ async function mutateTracked(
   const trans = req.trans as DBCoreTransaction & { mode?: string };
   // Schema upgrades write rows before the sync tables exist; version 6 records what they left.
   if (remoteTransactions.has(req.trans) || trans.mode === 'versionchange') return table.mutate(req);
-  const keys = await readKeys(table, req);
-  const before = (await table.getMany({ trans: req.trans, keys })) as unknown[];
+  const { keys, before } = await readBefore(table, req);
   const response = await table.mutate(req);
   const changes: TrackedChange[] = [];
   keys.forEach((key, index) => {
