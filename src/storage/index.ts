@@ -70,6 +70,7 @@ export function createStores(db: CarrelDb, clock: Clock, ids: Ids): CarrelStores
 export { openCarrelDb, CarrelDb, CURRENT_SCHEMA_VERSION, type OpenCarrelDbOptions } from './db';
 export { StorageError, isStorageError, type StorageErrorCode } from './errors';
 export { observe } from './observe';
+export { isSyncConfigured } from './sync/sync.store';
 export { recoverInterruptedImports, watchImportUnderway } from './backup/import-journal';
 export {
   estimateStorage,
