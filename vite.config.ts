@@ -100,28 +100,38 @@ export const ORT_RESOLVE = {
 // ── Progressive web app ──────────────────────────────────────────────────────────────────────
 
 /**
- * Largest single file the service worker precaches. The biggest gpt-tokenizer rank chunk is 2 MB;
- * Workbox's 2 MiB default would silently leave it out and token counts would then fail offline.
+ * Largest single file the service worker precaches: ONNX Runtime's WebAssembly build (14 MB).
+ * Workbox's 2 MiB default would silently leave it out, and the biggest gpt-tokenizer rank chunk
+ * (2 MB) too: the model, then token counts, would fail offline.
  */
-export const MAX_PRECACHE_FILE_BYTES = 8 * 1024 * 1024;
+export const MAX_PRECACHE_FILE_BYTES = 16 * 1024 * 1024;
 
 /**
  * What the service worker installs up front: the shell and what chats and projects need offline
- * (screens, workers, tokenizer ranks, pdf.js, KaTeX with its WOFF2 fonts, icons).
+ * (screens, workers, tokenizer ranks, pdf.js, KaTeX with its WOFF2 fonts, icons), and ONNX
+ * Runtime's WebAssembly build (14 MB) that embeddings and the built-in model run on. That one
+ * cannot wait for the runtime cache: a first model download usually comes before the service
+ * worker controls the page, so its fetch of the runtime would never be kept, and the model
+ * would not start offline.
  */
 export const PRECACHE_GLOB_PATTERNS: readonly string[] = [
   '**/*.{html,js,mjs,css,json,webmanifest,svg,png,ico,woff2,txt}',
+  '**/ort-wasm-simd-threaded-*.wasm',
 ];
 
 /**
  * Left to the runtime cache (kept on first use, so it works offline from then on):
- * - ONNX Runtime's WebAssembly (14 MB, 27 MB for the WebGPU build): it only runs with an
- *   embedding or built-in model, which is downloaded (online) or imported first, and that first
- *   load caches it;
+ * - ONNX Runtime's WebGPU build (27 MB), which only runs where WebGPU has an adapter;
  * - KaTeX's WOFF and TTF fonts, which only browsers without WOFF2 ask for.
  * Mermaid's chunks are left out too (see `lazyOnlyChunks`).
  */
-export const PRECACHE_GLOB_IGNORES: readonly string[] = ['**/*.map', '**/_headers', '**/*.wasm', '**/KaTeX_*.woff', '**/KaTeX_*.ttf'];
+export const PRECACHE_GLOB_IGNORES: readonly string[] = [
+  '**/*.map',
+  '**/_headers',
+  '**/ort-wasm-simd-threaded.asyncify*',
+  '**/KaTeX_*.woff',
+  '**/KaTeX_*.ttf',
+];
 
 /** Same-origin hashed files the app loaded that the precache does not hold. */
 export const RUNTIME_ASSET_CACHE = 'carrel-assets';
