@@ -149,7 +149,13 @@ export interface StoredFile {
   sizeBytes: number;
   /** Hex SHA-256 of the bytes, used to skip re-ingesting the same file. */
   hash: string;
+  /** Empty while `isBlobRemote`. */
   blob: Blob;
+  /**
+   * True for a file that arrived through sync and whose bytes are still only on the sync server
+   * (its text and metadata are here); fetched when something needs them.
+   */
+  isBlobRemote?: boolean;
   status: FileStatus;
   text?: string;
   tokenCount: number;
