@@ -260,7 +260,9 @@ const lazyOnly = new Set<string>();
 export default defineConfig({
   plugins: [svelte(), recordLazyOnlyChunks(lazyOnly), VitePWA(createPwaOptions(lazyOnly)), serveSecurityHeaders()],
   resolve: ORT_RESOLVE,
-  worker: { format: 'es' },
+  // Workers are bundled on their own: the same execution order holds there (each worker's
+  // first import configures zod for the CSP before any other module can parse).
+  worker: { format: 'es', rolldownOptions: { output: { strictExecutionOrder: true } } },
   build: {
     target: 'es2022',
     sourcemap: true,
