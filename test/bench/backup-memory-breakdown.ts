@@ -8,15 +8,15 @@
  *
  *     npx tsx test/bench/backup-memory-breakdown.ts 200     # MB of data
  */
-import { existsSync } from 'node:fs';
+
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type BrowserContext, type CDPSession, type Page } from '@playwright/test';
+import { type BrowserContext, type CDPSession, type Page } from '@playwright/test';
 import {
   BENCH_STATIC_PORT,
   bundleBenchPage,
-  CHROMIUM_ARGS,
+  launchPersistentChromium,
   startStaticServer,
 } from './lib/bench-browser';
 import { sampleMemory } from './lib/process-memory';
@@ -102,14 +102,7 @@ async function main(): Promise<void> {
   const outDir = await bundleBenchPage('backup', 'test/bench/pages/backup.page.ts');
   const server = await startStaticServer({ '/pages/': outDir }, BENCH_STATIC_PORT);
   const profile = await mkdtemp(join(tmpdir(), 'carrel-backup-breakdown-'));
-  const executablePath =
-    process.env.CARREL_CHROMIUM ??
-    (existsSync('/usr/bin/chromium') ? '/usr/bin/chromium' : undefined);
-  const context = await chromium.launchPersistentContext(profile, {
-    ...(executablePath ? { executablePath } : {}),
-    args: CHROMIUM_ARGS,
-    acceptDownloads: true,
-  });
+  const context = await launchPersistentChromium(profile);
   try {
     let page = await openPage(context);
     console.log('seeded', await call(page, 'seedBackupDatabase', 'source', sizeMb * MEGABYTE));

@@ -8,15 +8,15 @@
  *     npx tsx test/bench/backup.bench.ts --large    # 50 MB and 1 GB (several minutes)
  */
 import { createHash } from 'node:crypto';
-import { createReadStream, existsSync } from 'node:fs';
+import { createReadStream } from 'node:fs';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type BrowserContext, type Page } from '@playwright/test';
+import { type BrowserContext, type Page } from '@playwright/test';
 import {
   BENCH_STATIC_PORT,
   bundleBenchPage,
-  CHROMIUM_ARGS,
+  launchPersistentChromium,
   startStaticServer,
 } from './lib/bench-browser';
 import { withMemorySampling, type MemorySample } from './lib/process-memory';
@@ -312,14 +312,7 @@ async function main(): Promise<void> {
   const outDir = await bundleBenchPage('backup', 'test/bench/pages/backup.page.ts');
   const server = await startStaticServer({ '/pages/': outDir }, BENCH_STATIC_PORT);
   const profile = await mkdtemp(join(tmpdir(), 'carrel-bench-backup-'));
-  const executablePath =
-    process.env.CARREL_CHROMIUM ??
-    (existsSync('/usr/bin/chromium') ? '/usr/bin/chromium' : undefined);
-  const context = await chromium.launchPersistentContext(profile, {
-    ...(executablePath ? { executablePath } : {}),
-    args: CHROMIUM_ARGS,
-    acceptDownloads: true,
-  });
+  const context = await launchPersistentChromium(profile);
   try {
     const results: SizeFigures[] = [];
     for (const targetMb of SIZES_MB) results.push(await measureSize(context, targetMb));
