@@ -4,12 +4,20 @@ import type { Page } from '@playwright/test';
 import type { ChatPage } from './pages/chat-page';
 import { ShellPage } from './pages/shell-page';
 
-async function startChat(page: Page, chat: ChatPage, llm: MockLlm, question: string, answer: string): Promise<void> {
+/**
+ * Starts a chat and returns its title once the model has named it (the mock answers the title
+ * request with the same text: its first line, plain, less its final period): renaming before that would race the
+ * model-written title.
+ */
+async function startChat(page: Page, chat: ChatPage, llm: MockLlm, question: string, answer: string): Promise<string> {
   llm.setScenario({ kind: 'text', text: answer });
   await page.keyboard.press('Control+Shift+O');
   await chat.send(question);
   await expect(chat.lastAnswer()).toHaveAttribute('data-status', 'complete');
   await expect(page).toHaveURL(/#\/chat\/.+/);
+  const title = (answer.split('\n')[0] ?? '').replaceAll('**', '').replace(/\.$/, '');
+  await expect(new ShellPage(page).sidebar.getByRole('link', { name: title, exact: true })).toBeVisible();
+  return title;
 }
 
 test.describe('the app shell', () => {
@@ -19,10 +27,8 @@ test.describe('the app shell', () => {
 
   /** Two chats, renamed to known titles; the newest is listed first. */
   async function startTwoChats(page: Page, chat: ChatPage, llm: MockLlm, shell: ShellPage): Promise<void> {
-    await startChat(page, chat, llm, 'Tell me about zebras', 'Zebras have stripes.');
-    await shell.rename(await shell.sidebar.getByRole('link', { name: /zebras|stripes/i }).first().innerText(), 'Zebra facts');
-    await startChat(page, chat, llm, 'How do volcanoes form?', 'Magma rises through the crust.');
-    await shell.rename(await shell.sidebar.getByRole('link', { name: /volcano|magma/i }).first().innerText(), 'Volcanoes');
+    await shell.rename(await startChat(page, chat, llm, 'Tell me about zebras', 'Zebras have stripes.'), 'Zebra facts');
+    await shell.rename(await startChat(page, chat, llm, 'How do volcanoes form?', 'Magma rises through the crust.'), 'Volcanoes');
   }
 
   test('renamed chats are listed newest first under Today, and a pinned one moves to Pinned', async ({ page, chat, llm }) => {
@@ -48,8 +54,7 @@ test.describe('the app shell', () => {
 
   test('a deleted chat comes back untouched with Undo', async ({ page, chat, llm }) => {
     const shell = new ShellPage(page);
-    await startChat(page, chat, llm, 'How do volcanoes form?', 'Magma rises through the crust.');
-    await shell.rename(await shell.sidebar.getByRole('link', { name: /volcano|magma/i }).first().innerText(), 'Volcanoes');
+    await shell.rename(await startChat(page, chat, llm, 'How do volcanoes form?', 'Magma rises through the crust.'), 'Volcanoes');
     await shell.sessionAction('Volcanoes', 'Delete');
     await expect(shell.sidebar.getByRole('link', { name: 'Volcanoes' })).toHaveCount(0);
     await shell.undo(/Deleted "Volcanoes"/);

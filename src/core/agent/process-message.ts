@@ -211,11 +211,15 @@ export async function processMessage(
     signal,
   });
 
+  // Compared answers are stamped a millisecond apart in the order of the models: siblings sort
+  // by time, so their branches read 1/n, 2/n… in the order the models were chosen.
+  const answeredAt = deps.clock.now();
   const outcomes = await Promise.all(
     request.models.map((modelRef, modelIndex) =>
       runModel({
         modelRef,
         modelIndex,
+        createdAt: answeredAt + modelIndex,
         provider: providers[modelIndex] as ProviderConfig,
         session,
         userMessage,
@@ -256,6 +260,7 @@ interface RunModelArgs {
   signal: AbortSignal;
   /** A merged answer's sources; null for an ordinary answer. */
   fusedFrom: AssistantMessage['fusedFrom'] | null;
+  createdAt: number;
 }
 
 /**
@@ -278,8 +283,8 @@ async function runModel(args: RunModelArgs): Promise<{ message: AssistantMessage
     ...(args.fusedFrom ? { fusedFrom: args.fusedFrom } : {}),
     isPinned: false,
     isExcluded: false,
-    createdAt: deps.clock.now(),
-    updatedAt: deps.clock.now(),
+    createdAt: args.createdAt,
+    updatedAt: args.createdAt,
   };
   await deps.messages.put(base);
 
