@@ -19,6 +19,8 @@ export interface SeedProviderInput {
   /** The first is the default model. */
   model: string;
   moreModels?: string[];
+  /** Context windows set by hand per model (Settings' "Context window for …" fields), in tokens. */
+  contextWindows?: Record<string, number>;
 }
 
 export interface SeedOptions {
@@ -44,7 +46,7 @@ export function buildProviderRow(input: SeedProviderInput, now = Date.now()): Pr
     ...bindKey((input.apiKey ?? '').trim(), baseUrl),
     headers: {},
     models: [...new Set([input.model, ...(input.moreModels ?? [])])],
-    contextWindowOverrides: {},
+    contextWindowOverrides: input.contextWindows ?? {},
     createdAt: now,
     updatedAt: now,
   });
