@@ -1,4 +1,4 @@
-import { expect, test, type BrowserContext, type Page } from '@playwright/test';
+import { expect, test, type Page } from '@playwright/test';
 import { z } from 'zod';
 import { randomUUID } from 'node:crypto';
 import { asProviderId, bindKey, providerConfigSchema, type ProviderConfig, type ProviderKind } from '../../../src/core/model';
@@ -104,11 +104,12 @@ export class SeedData {
         candidate === store ? { ...candidate, records: [...candidate.records, ...rows.map((row) => ({ value: row }))] } : candidate,
       ),
     };
-    // Also clears whatever the context stored before (a fresh context has nothing).
-    await page.context().setStorageState({
-      cookies: [],
-      origins: [{ origin, localStorage: [], indexedDB: [seeded] }],
-    } as Parameters<BrowserContext['setStorageState']>[0]);
+    // Also clears whatever the context stored before (a fresh context has nothing). Playwright
+    // restores an origin's `indexedDB` as storageState({ indexedDB: true }) gives it, though the
+    // declared type of setStorageState's argument leaves that field out (a variable, not a
+    // literal, so TypeScript lets the extra field through).
+    const state = { cookies: [], origins: [{ origin, localStorage: [], indexedDB: [seeded] }] };
+    await page.context().setStorageState(state);
     await page.goto(open);
   }
 }
@@ -153,9 +154,20 @@ async function readEmptyAppDatabase(page: Page, origin: string): Promise<StoredD
     await appPage.goto(`${origin}/`);
     // The app opens (and creates) its database before it draws anything.
     await appPage.waitForFunction(async (name) => (await indexedDB.databases()).some((database) => database.name === name && (database.version ?? 0) > 1), APP_DATABASE);
-    // Reading it waits for the app's upgrade to finish (an open without a version queues behind it).
-    const state = storedOriginsSchema.parse(await context.storageState({ indexedDB: true }));
-    const database = state.origins.find((stored) => stored.origin === origin)?.indexedDB?.find((stored) => stored.name === APP_DATABASE);
+    // Reading it waits for the app's upgrade to finish (an open without a version queues behind
+    // it), but a read taken while the app is still starting can come back without the origin's
+    // databases: read again until the database is there.
+    let database: StoredDatabase | undefined;
+    await expect
+      .poll(
+        async () => {
+          const state = storedOriginsSchema.parse(await context.storageState({ indexedDB: true }));
+          database = state.origins.find((stored) => stored.origin === origin)?.indexedDB?.find((stored) => stored.name === APP_DATABASE);
+          return database !== undefined;
+        },
+        { message: `The app created no "${APP_DATABASE}" database at ${origin}.`, timeout: 15_000 },
+      )
+      .toBe(true);
     if (database === undefined) throw new Error(`The app created no "${APP_DATABASE}" database at ${origin}.`);
     const rows = database.stores.filter((store) => store.records.length > 0).map((store) => store.name);
     if (rows.length > 0) throw new Error(`The app's first start left rows in ${rows.join(', ')}: a seed would not start from an empty database.`);
