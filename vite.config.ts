@@ -70,6 +70,28 @@ export function serveSecurityHeaders(): Plugin {
   };
 }
 
+/** Addresses a request from this same machine comes from. */
+const LOOPBACK_ADDRESSES = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
+
+/**
+ * `vite preview` gzips every script and JSON response as it sends it. Over loopback (`npm
+ * start`, the end-to-end tests) that saves no time and costs CPU on both ends, for every file of
+ * every page load and for the service worker's whole precache: a request from this machine is
+ * answered uncompressed. Requests from other machines are compressed as before.
+ */
+export function servePlainOverLoopback(): Plugin {
+  return {
+    name: 'carrel:plain-over-loopback',
+    configurePreviewServer(server) {
+      // Added here, before `vite preview` adds its compression, which then finds nothing to do.
+      server.middlewares.use((request, _response, next) => {
+        if (LOOPBACK_ADDRESSES.has(request.socket.remoteAddress ?? '')) delete request.headers['accept-encoding'];
+        next();
+      });
+    },
+  };
+}
+
 // ── ONNX Runtime ─────────────────────────────────────────────────────────────────────────────
 
 /**
@@ -258,7 +280,13 @@ export function createPwaOptions(lazyOnly: ReadonlySet<string> = new Set()): Par
 const lazyOnly = new Set<string>();
 
 export default defineConfig({
-  plugins: [svelte(), recordLazyOnlyChunks(lazyOnly), VitePWA(createPwaOptions(lazyOnly)), serveSecurityHeaders()],
+  plugins: [
+    svelte(),
+    recordLazyOnlyChunks(lazyOnly),
+    VitePWA(createPwaOptions(lazyOnly)),
+    serveSecurityHeaders(),
+    servePlainOverLoopback(),
+  ],
   resolve: ORT_RESOLVE,
   // Workers are bundled on their own: the same execution order holds there (each worker's
   // first import configures zod for the CSP before any other module can parse).

@@ -1,13 +1,11 @@
 import { expect, test } from './fixtures';
 import { InspectorPage } from './pages/inspector-page';
 import { ShellPage } from './pages/shell-page';
+import { readStoredText } from './support/stored-text';
 
 test.describe('compaction of long chats', () => {
-  test.beforeEach(async ({ seed, llm }) => {
+  test('Compact now sends a summary in place of the oldest turns, keeps every message, and Undo compaction brings them back', async ({ seed, page, chat, llm }) => {
     await seed.customEndpoint({ baseUrl: `${llm.url}/v1`, model: 'gpt-4o-mini' });
-  });
-
-  test('Compact now sends a summary in place of the oldest turns, keeps every message, and Undo compaction brings them back', async ({ page, chat, llm }) => {
     const shell = new ShellPage(page);
     const inspector = new InspectorPage(page);
     await shell.openPanel();
@@ -44,11 +42,19 @@ test.describe('compaction of long chats', () => {
     await expect(chat.userMessages()).toHaveCount(3);
   });
 
-  test('the model picked in Settings writes the summary, and the choice survives a reload', async ({ page, chat, llm, settings }) => {
-    await settings.open();
-    await settings.addProvider({ name: 'Summaries', baseUrl: `${llm.url}/v1`, apiKey: 'sk-summaries', model: 'gpt-4.1-nano' });
+  test('the model picked in Settings writes the summary, and the choice survives a reload', async ({ seed, page, chat, llm }) => {
+    // The chat's provider and a second one for summaries, stored before the app opens at Settings.
+    await seed.providers(
+      [
+        { baseUrl: `${llm.url}/v1`, model: 'gpt-4o-mini', apiKey: 'sk-e2e' },
+        { name: 'Summaries', baseUrl: `${llm.url}/v1`, apiKey: 'sk-summaries', model: 'gpt-4.1-nano' },
+      ],
+      { open: '/#/settings' },
+    );
     const picker = page.getByLabel('Model that summarises long chats');
     await picker.selectOption({ label: 'gpt-4.1-nano · Summaries' });
+    // The choice is stored as it is made; a reload before the write lands would only test the race.
+    await expect.poll(async () => (await readStoredText(page)).tables.settings).toContain('gpt-4.1-nano');
     await page.reload();
     await expect(page.getByLabel('Model that summarises long chats')).toHaveValue(/gpt-4\.1-nano$/);
 

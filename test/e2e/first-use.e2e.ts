@@ -5,6 +5,8 @@ import { AgentsPage } from './pages/agents-page';
 import { InspectorPage } from './pages/inspector-page';
 import { ProjectPage } from './pages/project-page';
 import { ShellPage } from './pages/shell-page';
+import type { ChatPage } from './pages/chat-page';
+import type { MockLlm } from '../mock-llm/server';
 
 /** What a first-time user meets, at a phone's width and at a desktop's. */
 const WIDTHS = [
@@ -207,13 +209,24 @@ for (const size of WIDTHS) {
   });
 }
 
-test('an existing chat shows its context figure at once on desktop: opened by its address, reloaded, switched to', async ({ seed, page, chat, llm, context }) => {
-  await page.setViewportSize({ width: 1280, height: 800 });
-  await seed.customEndpoint({ baseUrl: `${llm.url}/v1`, model: 'gpt-4o-mini' });
-  const figure = page.getByTestId('context-tokens');
+test.describe('an existing chat shows its context figure at once on desktop', () => {
   const figures = /^\d+(\.\d)?k? \/ 128k$/;
-  /** The figure once the preview after the answer has come back: two reads apart agree. */
-  const settledFigure = async (): Promise<string> => {
+
+  test.beforeEach(async ({ seed, page, llm }) => {
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await seed.customEndpoint({ baseUrl: `${llm.url}/v1`, model: 'gpt-4o-mini' });
+  });
+
+  /**
+   * Sends the question in the chat on screen (a new one) and returns the chat's address and its
+   * context figure once the preview after the answer has come back (two reads apart agree).
+   */
+  async function chatWithFigure(page: Page, chat: ChatPage, llm: MockLlm, question: string, answer: string): Promise<{ url: string; figure: string }> {
+    llm.setScenario({ kind: 'text', text: answer });
+    await chat.send(question);
+    await expect(chat.lastAnswer()).toHaveAttribute('data-status', 'complete');
+    const figure = page.getByTestId('context-tokens');
+    await expect(figure).toHaveText(figures);
     let previous = '';
     let current = '';
     await expect
@@ -223,47 +236,45 @@ test('an existing chat shows its context figure at once on desktop: opened by it
         return figures.test(current) && current === previous;
       }, { intervals: [300], timeout: 10_000 })
       .toBe(true);
-    return current;
-  };
-  llm.setScenario({ kind: 'text', text: 'Paris is the capital of France.' });
-  await chat.send('What is the capital of France?');
-  await expect(chat.lastAnswer()).toHaveAttribute('data-status', 'complete');
-  await expect(figure).toHaveText(figures);
-  const france = page.url();
-  const franceFigure = await settledFigure();
-  await chat.newChat();
-  llm.setScenario({ kind: 'text', text: 'Madrid is the capital of Spain, and it has been since 1561, when the court moved there.' });
-  await chat.send('What is the capital of Spain, and since when?');
-  await expect(chat.lastAnswer()).toHaveAttribute('data-status', 'complete');
-  await expect(figure).toHaveText(figures);
-  const spain = page.url();
-  const spainFigure = await settledFigure();
-  expect(spainFigure).not.toBe(franceFigure);
+    return { url: page.url(), figure: current };
+  }
 
-  // Opened by its address in a new tab: the figure comes without typing anything.
-  const opened = await context.newPage();
-  await opened.setViewportSize({ width: 1280, height: 800 });
-  await opened.goto(france);
-  // The answer, not the title the chat may have taken from it.
-  await expect(opened.getByTestId('answer-text').getByText('Paris is the capital of France.')).toBeVisible();
-  await expect(opened.getByTestId('context-tokens')).toHaveText(franceFigure);
-  // The phone layout shows the same figure for the same chat.
-  await opened.setViewportSize({ width: 390, height: 844 });
-  await expect(opened.getByTestId('context-tokens')).toHaveText(franceFigure);
-  await opened.close();
+  const FRANCE = ['What is the capital of France?', 'Paris is the capital of France.'] as const;
+  const SPAIN = ['What is the capital of Spain, and since when?', 'Madrid is the capital of Spain, and it has been since 1561, when the court moved there.'] as const;
 
-  // Reloaded.
-  await page.reload();
-  await expect(page.getByTestId('answer-text').getByText('Madrid is the capital of Spain')).toBeVisible();
-  await expect(figure).toHaveText(spainFigure);
+  test('opened by its address in a new tab, without typing anything, at a desktop and a phone width', async ({ page, chat, llm, context }) => {
+    const france = await chatWithFigure(page, chat, llm, ...FRANCE);
+    const opened = await context.newPage();
+    await opened.setViewportSize({ width: 1280, height: 800 });
+    await opened.goto(france.url);
+    // The answer, not the title the chat may have taken from it.
+    await expect(opened.getByTestId('answer-text').getByText('Paris is the capital of France.')).toBeVisible();
+    await expect(opened.getByTestId('context-tokens')).toHaveText(france.figure);
+    // The phone layout shows the same figure for the same chat.
+    await opened.setViewportSize({ width: 390, height: 844 });
+    await expect(opened.getByTestId('context-tokens')).toHaveText(france.figure);
+  });
 
-  // Switched to from the sidebar, both ways.
-  await chat.sessionLinks().filter({ hasText: /France|Paris/ }).click();
-  await expect(page).toHaveURL(france);
-  await expect(figure).toHaveText(franceFigure);
-  await chat.sessionLinks().filter({ hasText: /Spain|Madrid/ }).click();
-  await expect(page).toHaveURL(spain);
-  await expect(figure).toHaveText(spainFigure);
+  test('reloaded', async ({ page, chat, llm }) => {
+    const spain = await chatWithFigure(page, chat, llm, ...SPAIN);
+    await page.reload();
+    await expect(page.getByTestId('answer-text').getByText('Madrid is the capital of Spain')).toBeVisible();
+    await expect(page.getByTestId('context-tokens')).toHaveText(spain.figure);
+  });
+
+  test('switched to from the sidebar, both ways', async ({ page, chat, llm }) => {
+    const france = await chatWithFigure(page, chat, llm, ...FRANCE);
+    await chat.newChat();
+    const spain = await chatWithFigure(page, chat, llm, ...SPAIN);
+    expect(spain.figure).not.toBe(france.figure);
+    const figure = page.getByTestId('context-tokens');
+    await chat.sessionLinks().filter({ hasText: /France|Paris/ }).click();
+    await expect(page).toHaveURL(france.url);
+    await expect(figure).toHaveText(france.figure);
+    await chat.sessionLinks().filter({ hasText: /Spain|Madrid/ }).click();
+    await expect(page).toHaveURL(spain.url);
+    await expect(figure).toHaveText(spain.figure);
+  });
 });
 
 for (const size of WIDTHS) {

@@ -178,13 +178,12 @@ test.describe('installable app', () => {
       baseUrl: `${llm.url}/v1`,
       apiKey: API_KEY,
       model: 'gpt-4o-mini',
-    }, { open: '/#/settings' });
+    });
     const activeState = await waitForServiceWorker(page);
     expect(activeState).toBe('activated');
 
     // A chat made online, across origins under COEP credentialless.
     llm.setScenario({ kind: 'text', text: 'Stored answer for the train.' });
-    await chat.newChat();
     await chat.send('remember this');
     await expect(chat.lastAnswer()).toHaveAttribute('data-status', 'complete');
     const chatUrl = page.url();
@@ -372,11 +371,13 @@ test.describe('installable app', () => {
       baseUrl: `${llm.url}/v1`,
       apiKey: API_KEY,
       model: 'gpt-4o-mini',
-    }, { open: '/#/settings' });
+    });
     await waitForServiceWorker(page);
     // A returning visit: the page starts under the installed worker, as after any deploy.
     await page.reload();
-    await chat.newChat();
+    // The page's clock goes on at its own pace, but can skip ahead (below: the deferred update's
+    // checks for the end of the answer).
+    await page.clock.install();
     // A marker that survives only as long as the page is not reloaded.
     await page.evaluate(
       () => ((window as unknown as { carrelMarker?: boolean }).carrelMarker = true),
@@ -402,7 +403,9 @@ test.describe('installable app', () => {
     await expect(chat.lastAnswer()).toContainText('still going');
     await prompt.getByRole('button', { name: 'Reload' }).click();
     await expect(prompt).toContainText('Updating when the current answer finishes.');
-    await page.waitForTimeout(1_000);
+    // Several of its checks for the end of the answer (every 500 ms) go by: no reload yet.
+    await page.clock.runFor(2_000);
+    await expect(prompt).toContainText('Updating when the current answer finishes.');
     expect(await hasMarker()).toBe(true);
 
     await chat.stop();

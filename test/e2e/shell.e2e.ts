@@ -3,6 +3,7 @@ import type { MockLlm } from '../mock-llm/server';
 import type { Page } from '@playwright/test';
 import type { ChatPage } from './pages/chat-page';
 import { ShellPage } from './pages/shell-page';
+import { readStoredText } from './support/stored-text';
 
 /**
  * Starts a chat and returns its title once the model has named it (the mock answers the title
@@ -19,6 +20,9 @@ async function startChat(page: Page, chat: ChatPage, llm: MockLlm, question: str
   await expect(new ShellPage(page).sidebar.getByRole('link', { name: title, exact: true })).toBeVisible();
   return title;
 }
+
+/** Longer than the Undo toast of a deleted chat stays (6 s in src/state/chat/sessions.svelte.ts). */
+const UNDO_TOAST_LIFETIME_MS = 10_000;
 
 test.describe('the app shell', () => {
   test.beforeEach(async ({ seed, llm }) => {
@@ -65,12 +69,24 @@ test.describe('the app shell', () => {
 
   test('a deleted chat is gone for good once its Undo toast has gone, also after a reload', async ({ page, chat, llm }) => {
     const shell = new ShellPage(page);
-    await startTwoChats(page, chat, llm, shell);
-    await shell.sessionAction('Zebra facts', 'Delete');
-    await expect(shell.toast(/Deleted "Zebra facts"/)).toBeHidden({ timeout: 12_000 });
+    // Two chats under the titles the model gave them.
+    const zebras = await startChat(page, chat, llm, 'Tell me about zebras', 'Zebras have stripes.');
+    const volcanoes = await startChat(page, chat, llm, 'How do volcanoes form?', 'Magma rises through the crust.');
+    // The page's clock goes on at its own pace, but can skip ahead: the toast's lifetime is
+    // jumped over instead of waited out.
+    await page.clock.install();
+    await shell.sessionAction(zebras, 'Delete');
+    const toast = shell.toast(`Deleted "${zebras}"`);
+    await expect(toast).toBeVisible();
+    await expect(shell.sidebar.getByRole('link', { name: zebras })).toHaveCount(0);
+    await page.clock.fastForward(UNDO_TOAST_LIFETIME_MS);
+    await expect(toast).toBeHidden();
+    // The toast's end starts the deletion; the reload comes once it is stored (a tab closed before
+    // that keeps the chat, by design).
+    await expect.poll(async () => (await readStoredText(page)).tables.sessions).not.toContain(zebras);
     await page.reload();
-    await expect(shell.sidebar.getByRole('link', { name: 'Volcanoes' })).toBeVisible();
-    await expect(shell.sidebar.getByRole('link', { name: /Zebra facts/ })).toHaveCount(0);
+    await expect(shell.sidebar.getByRole('link', { name: volcanoes, exact: true })).toBeVisible();
+    await expect(shell.sidebar.getByRole('link', { name: zebras })).toHaveCount(0);
   });
 
   test('keyboard: shortcuts sheet, Escape stops the answer, new chat and ↑ edits the last message', async ({ page, chat, llm }) => {
