@@ -49,6 +49,11 @@ export const sendMessageRequestSchema = z.object({
   agentId: z.string().min(1).nullable().optional(),
   /** Answer this user message again (regenerate, retry, another model): no new user message. */
   retryOf: z.string().min(1).optional(),
+  /**
+   * A new chat that is never written to the database (a temporary chat): the host keeps it in
+   * memory. An existing chat stays where it is kept.
+   */
+  isTemporary: z.boolean().optional(),
 }).refine((request) => request.retryOf !== undefined || request.text.trim().length > 0, {
   message: 'The message is empty.',
   path: ['text'],

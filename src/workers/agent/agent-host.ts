@@ -13,7 +13,7 @@ import type { ProviderConfig, SessionId } from '../../core/model';
 import type { Clock, ConfirmationPort, Embedder, Ids, LlmClient, Scheduler, SettingsStore, TokenCounter } from '../../core/ports';
 import { resolveModelInfo } from '../../core/model/model-catalog';
 import type { CarrelDb } from '../../storage/db';
-import { createSessionCache, createStores } from '../../storage';
+import { createStores } from '../../storage';
 import { watchTableWrites } from '../../storage/watch-writes';
 import { parseCall } from '../protocol';
 import { SEARCH_CANCELLED, type AgentWorkerApi, type WorkerResult } from './agent.api';
@@ -24,10 +24,12 @@ import type { TurnToolKit } from './mcp/web-and-mcp-tools';
 import { nameSession } from './name-session';
 import { createProjectFiles } from './project-files';
 import { recoverStreaming } from './recover-streaming';
+import { createChatBackends } from './chat-backends';
 import { createCompactionRunner } from './compaction-runner';
 import { createRuns } from './runs';
 import { searchProjectFiles } from './search-project-files';
 import { createSentRequestLog } from './sent-requests';
+import { createTemporaryChats } from './temporary-chats';
 import type { SessionLocks } from './session-locks';
 import { loadTokenCalibration } from './token-calibration';
 import { toWorkerError } from './worker-errors';
@@ -72,7 +74,9 @@ export interface AgentHostDeps {
 
 export function createAgentHost(host: AgentHostDeps): AgentWorkerApi {
   const stores = createStores(host.db, host.clock, host.ids);
-  const { sessions, messages, providers, settings } = stores;
+  const { providers, settings } = stores;
+  // Each chat's stores: the database's, or memory for a temporary chat.
+  const chats = createChatBackends(stores, host.clock, host.ids);
   const projectFiles = createProjectFiles({
     files: stores.files,
     chunks: stores.chunks,
@@ -81,11 +85,11 @@ export function createAgentHost(host: AgentHostDeps): AgentWorkerApi {
     // Keeps each project's index between searches until its files or chunks change.
     watchWrites: (onWrite) => watchTableWrites(host.db, ['files', 'chunks'], onWrite),
   });
-  const compaction = createCompactionRunner({ ...host, ...stores });
+  const compaction = createCompactionRunner({ ...host, ...stores, chatStoresFor: (sessionId) => chats.forSession(sessionId) });
   const turnPorts: TurnPorts = {
     agents: stores.agents,
     projects: stores.projects,
-    summaries: stores.summaries,
+    summaries: { listBySession: (sessionId) => chats.forSession(sessionId).summaries.listBySession(sessionId) },
     clock: host.clock,
     tokens: host.tokens,
     projectFiles,
@@ -98,18 +102,17 @@ export function createAgentHost(host: AgentHostDeps): AgentWorkerApi {
     },
     ...(host.tools ? { baseTools: host.tools } : {}),
   };
-  const chainCache = createSessionCache({
-    getSession: (id) => sessions.get(id),
-    loadChain: (leafId) => messages.loadChain(leafId),
-  });
   const sentRequests = createSentRequestLog();
-  const recoverDeps = { messages, locks: host.locks, tokens: host.tokens, clock: host.clock };
+  const recoverDeps = { messages: stores.messages, locks: host.locks, tokens: host.tokens, clock: host.clock };
 
   const runs = createRuns({
     locks: host.locks,
     relay: host.relay ?? null,
-    closeInterrupted: (sessionId) => recoverStreaming(recoverDeps, { sessionId, isHeldByThisRun: true }),
+    closeInterrupted: (sessionId) =>
+      recoverStreaming({ ...recoverDeps, messages: chats.forSession(sessionId).messages }, { sessionId, isHeldByThisRun: true }),
     async runTurn(request, run) {
+      const chat = chats.forRequest({ sessionId: request.sessionId, isTemporary: request.isTemporary });
+      const { sessions, messages } = chat;
       const deps: AgentDeps = {
         clock: host.clock,
         ids: host.ids,
@@ -121,14 +124,9 @@ export function createAgentHost(host: AgentHostDeps): AgentWorkerApi {
         providers,
         turn: turnPorts,
         confirmation: run.confirmation,
-        async loadChain(session, leafId) {
-          if (leafId === null) return [];
-          // The visible chain is the common case and the cached one; another branch point walks.
-          if (leafId === session.currentLeafId) return [...(await chainCache.loadVisibleChain(session.id))];
-          return messages.loadChain(leafId);
-        },
-        rememberChain: (session, chain) => chainCache.prime(session, chain),
-        recordUsage: (entry) => stores.usage.record(entry),
+        loadChain: (session, leafId) => chat.loadChain(session, leafId),
+        rememberChain: (session, chain) => chat.rememberChain(session, chain),
+        recordUsage: (entry) => chat.usage.record(entry),
         renderDocuments: (documents) => renderNumberedDocuments(documents),
         onRequest: (sent) => sentRequests.record(sent),
       };
@@ -148,11 +146,18 @@ export function createAgentHost(host: AgentHostDeps): AgentWorkerApi {
   // A chat deleted while it answers (from any tab) stops its run, so nothing writes into it.
   watchTableWrites(host.db, ['sessions'], () => {
     for (const sessionId of runs.sessionIds()) {
-      void sessions.get(sessionId as SessionId).then(
+      void chats.forSession(sessionId).sessions.get(sessionId as SessionId).then(
         (session) => (session ? undefined : runs.stop(sessionId)),
         () => undefined,
       );
     }
+  });
+  const temporaryChats = createTemporaryChats({
+    chats,
+    db: host.db,
+    ids: host.ids,
+    isRunning: (sessionId) => runs.sessionIds().includes(sessionId),
+    stop: (sessionId) => runs.stop(sessionId),
   });
   /** The project screen's searches still running, by the caller's search id. */
   const projectSearches = new Map<string, AbortController>();
@@ -163,7 +168,7 @@ export function createAgentHost(host: AgentHostDeps): AgentWorkerApi {
     undoCompaction: (sessionId) => asResult(() => compaction.undo(sessionId)),
     listSummaries: (sessionId) => asResult(() => compaction.list(sessionId)),
     recoverInterrupted: () => recoverStreaming(recoverDeps),
-    sessionCacheStats: () => Promise.resolve(chainCache.stats()),
+    sessionCacheStats: () => Promise.resolve(chats.saved.cache.stats()),
     stop: (runIdOrSessionId) => Promise.resolve(runs.stop(runIdOrSessionId)),
     stopModel: (runId, modelIndex) => Promise.resolve(runs.stopModel(runId, modelIndex)),
     async testWebSearch(config) {
@@ -203,11 +208,15 @@ export function createAgentHost(host: AgentHostDeps): AgentWorkerApi {
       const parsed = parseCall(previewRequestSchema, request, 'Invalid preview request.');
       if (!parsed.ok) return parsed;
       try {
-        return await previewTurn(parsed.value, { ...turnPorts, sessions, messages, providers });
+        const chat = chats.forRequest({ sessionId: parsed.value.sessionId });
+        return await previewTurn(parsed.value, { ...turnPorts, sessions: chat.sessions, messages: chat.messages, providers });
       } catch (error) {
         return { ok: false, error: toWorkerError(error) };
       }
     },
+    temporaryChat: (call, args) => temporaryChats.call(call, args),
+    saveTemporaryChat: (sessionId) => temporaryChats.save(sessionId),
+    discardTemporaryChat: (sessionId) => temporaryChats.discard(sessionId),
     lastRequest(userMessageId) {
       const sent = sentRequests.get(userMessageId);
       return Promise.resolve(
