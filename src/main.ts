@@ -16,6 +16,7 @@ import { EmbeddingSettingsState, ProjectsState } from './state/projects/projects
 import { createEmbeddingClient, type EmbeddingClient } from './workers/embedding/embedding.client';
 import { createIngestClient, type IngestClient } from './workers/ingest/ingest.client';
 import { ChatSessionState } from './state/chat/chat-session.svelte';
+import { createTemporaryChatStores } from './state/chat/chat-stores';
 import { ComposerState } from './state/chat/composer.svelte';
 import { NoticesState } from './state/shell/notices.svelte';
 import { ProvidersState } from './state/settings/providers.svelte';
@@ -140,15 +141,19 @@ async function start(): Promise<void> {
     newId,
     now: clock.now,
   });
+  // A temporary chat is kept in the agent worker's memory; the page reaches it through the worker.
+  const temporaryChats = createTemporaryChatStores(workerClient);
   const composer = new ComposerState({
     agent: workerClient,
-    sessions: stores.sessions,
+    // The open chat's choices go where the chat is kept.
+    sessions: { update: (id, patch) => (chat.isTemporary ? temporaryChats : stores).sessions.update(id, patch) },
     notices,
   });
   const chat = new ChatSessionState({
     agent: workerClient,
     sessions: stores.sessions,
     messages: stores.messages,
+    temporary: temporaryChats,
     newRunId: newId,
     onSessionCreated: (sessionId) => router.followCreatedSession(sessionId),
     feed: answerFeed,

@@ -6,6 +6,7 @@ import type { AnswerFeed, FollowEvent } from '../../workers/agent/answer-relay';
 import { answerFromMessage, applyPacket, createLiveAnswer, type AnswerView } from './answer-blocks';
 import { buildChatItems, type ChatItem, type CompareGroup } from './chat-items';
 import { pickSibling, type SiblingPosition } from './branches';
+import type { PageChatStores } from './chat-stores';
 import { closeUnsavedAnswers } from './unsaved-answers';
 
 export type { ChatItem, CompareGroup, SiblingPosition };
@@ -18,6 +19,8 @@ export interface ChatSessionDeps {
   sessions: SessionStore;
   /** Branch reads and switches, and flag edits (pin, exclude); content is written by the worker. */
   messages: MessageStore & MessageBranches;
+  /** A temporary chat's stores (the agent worker's memory); without them no chat is temporary. */
+  temporary?: PageChatStores;
   newRunId(): string;
   /** Called when a first message created the session, so the route can follow it. */
   onSessionCreated(sessionId: SessionId): void;
@@ -54,6 +57,11 @@ export class ChatSessionState {
   compareGroup = $state<CompareGroup | null>(null);
   /** A run of this chat in another tab, shown live in `liveAnswers`; null when there is none. */
   remoteRunId = $state<string | null>(null);
+  /**
+   * The open chat is temporary: kept in the agent worker's memory only, never in the database,
+   * gone when it is left or the page closes, unless saved.
+   */
+  isTemporary = $state(false);
   private resolveConfirmation: ((isAllowed: boolean) => void) | null = null;
   private runId: string | null = null;
   private loadToken = 0;
@@ -68,6 +76,52 @@ export class ChatSessionState {
 
   constructor(private readonly deps: ChatSessionDeps) {}
 
+  /** Where the open chat is read and edited: the one choice between database and memory. */
+  private get stores(): PageChatStores {
+    return this.isTemporary && this.deps.temporary ? this.deps.temporary : this.deps;
+  }
+
+  /** Whether leaving would lose something: a temporary chat with a message in it. */
+  get hasUnsavedTemporaryChat(): boolean {
+    return this.isTemporary && (this.session !== null || this.pendingUser !== null);
+  }
+
+  /** Starts an empty temporary chat (the one open before, if temporary, is let go). */
+  openTemporary(): void {
+    this.leaveTemporary();
+    this.loadToken++;
+    this.answerWarnings = {};
+    this.compareGroup = null;
+    this.isTemporary = true;
+    this.show({ session: null, chain: [], isMissing: false });
+  }
+
+  /**
+   * "Save this chat": the worker writes the temporary chat to the database as a saved chat
+   * (new ids) and forgets the temporary one; the saved chat opens in its place.
+   */
+  async saveTemporary(): Promise<SessionId | null> {
+    const sessionId = this.session?.id;
+    if (!this.isTemporary || !sessionId || this.isRunning) return null;
+    const saved = await this.deps.agent.saveTemporaryChat(sessionId);
+    if (!saved.ok) {
+      this.error = saved.error.message;
+      return null;
+    }
+    this.isTemporary = false;
+    await this.open(saved.value.sessionId as SessionId);
+    return saved.value.sessionId as SessionId;
+  }
+
+  /** Lets go of the open temporary chat, if any: the worker forgets it. */
+  private leaveTemporary(): void {
+    const sessionId = this.session?.id;
+    if (this.isTemporary && sessionId) {
+      void this.deps.agent.discardTemporaryChat(sessionId).catch((caught: unknown) => console.warn('Could not let go of the temporary chat:', caught));
+    }
+    this.isTemporary = false;
+  }
+
   readonly items: ChatItem[] = $derived(
     buildChatItems({
       chain: this.chain,
@@ -79,6 +133,7 @@ export class ChatSessionState {
   );
 
   async open(sessionId: SessionId | null): Promise<void> {
+    if (this.isTemporary && sessionId !== this.session?.id) this.leaveTemporary();
     const token = ++this.loadToken;
     if (sessionId !== (this.session?.id ?? null)) this.answerWarnings = {};
     const loaded = await this.load(sessionId);
@@ -89,8 +144,8 @@ export class ChatSessionState {
 
   private async load(sessionId: SessionId | null): Promise<{ session: Session | null; chain: ChatMessageSimple[]; isMissing: boolean }> {
     if (sessionId === null) return { session: null, chain: [], isMissing: false };
-    const session = await this.deps.sessions.get(sessionId);
-    const chain = session?.currentLeafId ? await this.deps.messages.loadChain(session.currentLeafId) : [];
+    const session = await this.stores.sessions.get(sessionId);
+    const chain = session?.currentLeafId ? await this.stores.messages.loadChain(session.currentLeafId) : [];
     return { session: session ?? null, chain, isMissing: !session };
   }
 
@@ -104,9 +159,9 @@ export class ChatSessionState {
     const shown = this.chain;
     const isSameChat = this.session === null ? shown.length === 0 : this.session.id === sessionId;
     if (!isSameChat) return null;
-    const session = await this.deps.sessions.get(sessionId);
+    const session = await this.stores.sessions.get(sessionId);
     if (!session?.currentLeafId) return null;
-    const added = await this.deps.messages.loadChainBelow(session.currentLeafId, shown.at(-1)?.id ?? null, MAX_TURN_MESSAGES);
+    const added = await this.stores.messages.loadChainBelow(session.currentLeafId, shown.at(-1)?.id ?? null, MAX_TURN_MESSAGES);
     // The chain may have been replaced while the rows were read.
     if (added === null || this.chain !== shown) return null;
     return { session, chain: [...shown, ...added], isMissing: false };
@@ -117,7 +172,8 @@ export class ChatSessionState {
     this.session = loaded.session;
     this.chain = loaded.chain;
     this.error = loaded.isMissing ? 'This chat no longer exists.' : null;
-    this.follow(loaded.session?.id ?? null);
+    // Other tabs can neither show nor change a temporary chat: there is nothing to follow.
+    this.follow(this.isTemporary ? null : (loaded.session?.id ?? null));
     if (!this.isRunning && this.remoteRunId === null && hasStreamingAnswer(loaded.chain)) void this.closeAbandoned();
   }
 
@@ -179,7 +235,7 @@ export class ChatSessionState {
         const start = event.packets.find((packet) => packet.obj.type === 'message_start');
         if (start?.obj.type !== 'message_start') return;
         // The chain down to the question; its answers come from the packets, not the checkpoint.
-        const chain = await this.deps.messages.loadChain(start.obj.userMessageId as MessageId);
+        const chain = await this.stores.messages.loadChain(start.obj.userMessageId as MessageId);
         this.remoteModels = [];
         await this.loadRemoteModels(event.packets);
         if (this.session?.id !== sessionId || this.isRunning) return;
@@ -222,7 +278,7 @@ export class ChatSessionState {
   private async loadRemoteModels(packets: Packet[]): Promise<void> {
     for (const packet of packets) {
       if (packet.obj.type !== 'message_start') continue;
-      const answer = await this.deps.messages.get(packet.obj.assistantMessageId as MessageId);
+      const answer = await this.stores.messages.get(packet.obj.assistantMessageId as MessageId);
       this.remoteModels[packet.placement.modelIndex] = answer?.role === 'assistant' ? answer.model : undefined;
     }
   }
@@ -367,7 +423,7 @@ export class ChatSessionState {
         if (packet.obj.type !== 'message_start') continue;
         // The worker starts an answer only after the question is stored.
         markStored();
-        if (createdSessionId === null && this.session === null) {
+        if (createdSessionId === null && this.session === null && !this.isTemporary) {
           // A new chat exists from its first packet on: its address can be bookmarked or reopened.
           createdSessionId = packet.obj.sessionId as SessionId;
           this.deps.onSessionCreated(createdSessionId);
@@ -385,7 +441,7 @@ export class ChatSessionState {
       // Structured clone cannot copy reactive proxies: send plain data across to the worker.
       const result = await this.deps.agent.send(
         runId,
-        $state.snapshot({ sessionId: this.session?.id ?? null, ...request }),
+        $state.snapshot({ sessionId: this.session?.id ?? null, ...(this.isTemporary ? { isTemporary: true } : {}), ...request }),
         onPackets,
         this.confirm,
       );
@@ -416,7 +472,7 @@ export class ChatSessionState {
     this.isRunning = false;
     this.runId = null;
     this.answerConfirmation(false);
-    if (isNew && loaded?.session) this.deps.onSessionCreated(loaded.session.id);
+    if (isNew && loaded?.session && !this.isTemporary) this.deps.onSessionCreated(loaded.session.id);
   }
 
   /* ---- Message actions: edit, regenerate, branches, compare, flags. ---- */
@@ -446,7 +502,7 @@ export class ChatSessionState {
 
   /** Where a message sits among its siblings (for the ‹ n/m › switcher). */
   async siblingsOf(messageId: string): Promise<SiblingPosition> {
-    return this.deps.messages.siblings(messageId as MessageId);
+    return this.stores.messages.siblings(messageId as MessageId);
   }
 
   /** Shows the previous (-1) or next (+1) sibling branch of `messageId`. */
@@ -458,7 +514,7 @@ export class ChatSessionState {
 
   /** Makes the branch through `messageId` the visible one and reloads the chain. */
   async showBranch(messageId: string): Promise<void> {
-    await this.deps.messages.switchBranch(messageId as MessageId);
+    await this.stores.messages.switchBranch(messageId as MessageId);
     this.compareGroup = null;
     await this.reload();
   }
@@ -471,10 +527,10 @@ export class ChatSessionState {
 
   /** Pins a message (always in the context) or excludes it (never in the context). */
   async setFlags(messageId: string, flags: { isPinned?: boolean; isExcluded?: boolean }): Promise<void> {
-    const message = this.chain.find((m) => m.id === messageId) ?? (await this.deps.messages.get(messageId as MessageId));
+    const message = this.chain.find((m) => m.id === messageId) ?? (await this.stores.messages.get(messageId as MessageId));
     if (!message) return;
     const updated: ChatMessageSimple = { ...message, ...flags, updatedAt: Date.now() };
-    await this.deps.messages.put(updated);
+    await this.stores.messages.put(updated);
     this.chain = this.chain.map((m) => (m.id === messageId ? updated : m));
     if (this.compareGroup && updated.role === 'assistant') {
       this.compareGroup = {
@@ -492,7 +548,7 @@ export class ChatSessionState {
    */
   async delete(messageId: string): Promise<void> {
     if (this.isRunning) return;
-    await this.deps.messages.deleteBranch(messageId as MessageId);
+    await this.stores.messages.deleteBranch(messageId as MessageId);
     if (this.compareGroup) {
       const isQuestion = this.compareGroup.userMessageId === messageId;
       const answers = this.compareGroup.answers.filter((a) => a.messageId !== messageId);
@@ -505,7 +561,7 @@ export class ChatSessionState {
   private async loadCompareGroup(userMessageId: string, answerIds: string[]): Promise<CompareGroup | null> {
     const answers: AnswerView[] = [];
     for (const [modelIndex, id] of answerIds.entries()) {
-      const message = await this.deps.messages.get(id as MessageId);
+      const message = await this.stores.messages.get(id as MessageId);
       if (message?.role !== 'assistant') continue;
       answers.push({ ...answerFromMessage(message, message.model?.modelId ?? ''), modelIndex });
     }

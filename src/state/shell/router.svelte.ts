@@ -1,7 +1,8 @@
 import type { ProjectId, SessionId } from '../../core/model';
 
 export type Route =
-  | { name: 'chat'; sessionId: SessionId | null }
+  /** `isTemporary`: a temporary chat (never stored; its address holds no id, so a reload starts a new one). */
+  | { name: 'chat'; sessionId: SessionId | null; isTemporary?: boolean }
   /** `section`: the settings section to scroll to (`#/settings/embeddings`). */
   | { name: 'settings'; section?: string }
   | { name: 'agents' }
@@ -14,7 +15,7 @@ export type Route =
 
 /**
  * Hash routes, so the static build works on any host and offline:
- * #/, #/chat/<id>, #/settings, #/settings/<section>, #/agents, #/prompts, #/usage, #/project/<id>.
+ * #/, #/chat/<id>, #/temporary, #/settings, #/settings/<section>, #/agents, #/prompts, #/usage, #/project/<id>.
  */
 export function parseRoute(hash: string): Route {
   const path = hash.replace(/^#/, '');
@@ -24,6 +25,7 @@ export function parseRoute(hash: string): Route {
   if (path === '/agents') return { name: 'agents' };
   if (path === '/prompts') return { name: 'prompts' };
   if (path === '/usage') return { name: 'usage' };
+  if (path === '/temporary') return { name: 'chat', sessionId: null, isTemporary: true };
   const chat = /^\/chat\/([^/]+)$/.exec(path);
   if (chat?.[1]) return { name: 'chat', sessionId: decodeURIComponent(chat[1]) as SessionId };
   const project = /^\/project\/([^/]+)$/.exec(path);
@@ -44,6 +46,7 @@ export function routeHref(route: Route): string {
     case 'project':
       return `#/project/${encodeURIComponent(route.projectId)}`;
     case 'chat':
+      if (route.isTemporary === true) return '#/temporary';
       return route.sessionId ? `#/chat/${encodeURIComponent(route.sessionId)}` : '#/';
   }
 }
@@ -54,7 +57,7 @@ export function routeHref(route: Route): string {
  * Settings or another chat while the first answer ran stays where they went.
  */
 export function shouldFollowCreatedSession(route: Route, sessionId: SessionId): boolean {
-  return route.name === 'chat' && (route.sessionId === null || route.sessionId === sessionId);
+  return route.name === 'chat' && route.isTemporary !== true && (route.sessionId === null || route.sessionId === sessionId);
 }
 
 export class RouterState {

@@ -1,6 +1,7 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { MessageId, SessionId } from '../../../../src/core/model';
 import { ChatSessionState } from '../../../../src/state/chat/chat-session.svelte';
+import { createTemporaryChatStores } from '../../../../src/state/chat/chat-stores';
 import { createMessageStore } from '../../../../src/storage/message.store';
 import { createSessionStore } from '../../../../src/storage/session.store';
 import type { AgentClient } from '../../../../src/workers/agent/agent.client';
@@ -35,18 +36,23 @@ async function createChat(options: { afterTurn?: () => Promise<void>; locks?: Se
     compactNow: (sessionId) => agent.api.compactNow(sessionId),
     undoCompaction: (sessionId) => agent.api.undoCompaction(sessionId),
     listSummaries: (sessionId) => agent.api.listSummaries(sessionId),
+    temporaryChat: (call, args) => agent.api.temporaryChat(call, args),
+    saveTemporaryChat: (sessionId) => agent.api.saveTemporaryChat(sessionId),
+    discardTemporaryChat: (sessionId) => agent.api.discardTemporaryChat(sessionId),
     testWebSearch: refuse,
     testMcpServer: refuse,
     searchProject: refuse,
     dispose: () => undefined,
   };
   let runs = 0;
+  const createdSessions: SessionId[] = [];
   const chat = new ChatSessionState({
     agent: client,
     sessions,
     messages,
     newRunId: () => `run-${++runs}`,
-    onSessionCreated: () => undefined,
+    onSessionCreated: (sessionId) => createdSessions.push(sessionId),
+    temporary: createTemporaryChatStores(client),
   });
   const say = async (text: string): Promise<void> => {
     agent.script(scripts.text(`Answer to ${text}`));
@@ -56,7 +62,7 @@ async function createChat(options: { afterTurn?: () => Promise<void>; locks?: Se
     const session = await sessions.get(chat.session?.id as SessionId);
     return session?.currentLeafId ? messages.loadChain(session.currentLeafId) : [];
   };
-  return { agent, chat, messages, sessions, say, storedChain };
+  return { agent, chat, messages, sessions, say, storedChain, createdSessions };
 }
 
 const texts = (chain: readonly { role: string; text?: string; steps?: Array<{ text: string }> }[]) =>
@@ -167,5 +173,57 @@ describe('a send the worker refuses', () => {
     await chat.send('two', [TEST_MODEL], { onStored: () => storedCount++ });
     expect(storedCount).toBe(0);
     expect(chat.error).toBe('This chat no longer exists.');
+  });
+});
+
+describe('a temporary chat', () => {
+  it('shows its turns and branches from the worker\'s memory and writes nothing to the database', async () => {
+    const { agent, chat, say, createdSessions } = await createChat();
+    chat.openTemporary();
+    await say('secret');
+    await say('more');
+    expect(chat.error).toBeNull();
+    expect(chat.isTemporary).toBe(true);
+    expect(texts(chat.chain)).toEqual(['secret', 'Answer to secret', 'more', 'Answer to more']);
+    // Its id never reaches the address bar: a reload must not find it.
+    expect(createdSessions).toEqual([]);
+    agent.script(scripts.text('Another answer'));
+    await chat.regenerate(chat.chain[3]!.id, TEST_MODEL);
+    expect(texts(chat.chain).at(-1)).toBe('Another answer');
+    expect((await chat.siblingsOf(chat.chain[3]!.id)).count).toBe(2);
+    expect(chat.hasUnsavedTemporaryChat).toBe(true);
+    expect(await agent.db.sessions.count()).toBe(0);
+    expect(await agent.db.messages.count()).toBe(0);
+  });
+
+  it('is saved as a normal chat, which then opens in its place', async () => {
+    const { agent, chat, say, storedChain } = await createChat();
+    chat.openTemporary();
+    await say('keep me');
+    const temporaryId = chat.session?.id;
+
+    const savedId = await chat.saveTemporary();
+
+    expect(savedId).not.toBeNull();
+    expect(savedId).not.toBe(temporaryId);
+    expect(chat.isTemporary).toBe(false);
+    expect(chat.session?.id).toBe(savedId);
+    expect(texts(await storedChain())).toEqual(['keep me', 'Answer to keep me']);
+    expect(chat.chain).toEqual(await storedChain());
+    expect(await agent.api.temporaryChat('getSession', [temporaryId!])).toBeUndefined();
+  });
+
+  it('is gone once the person opens another chat', async () => {
+    const { agent, chat, say } = await createChat();
+    chat.openTemporary();
+    await say('fleeting');
+    const temporaryId = chat.session!.id;
+
+    await chat.open(null);
+
+    expect(chat.isTemporary).toBe(false);
+    expect(chat.hasUnsavedTemporaryChat).toBe(false);
+    await vi.waitFor(async () => expect(await agent.api.temporaryChat('getSession', [temporaryId])).toBeUndefined());
+    expect(await agent.db.sessions.count()).toBe(0);
   });
 });
