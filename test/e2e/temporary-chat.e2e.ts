@@ -34,7 +34,11 @@ test.describe('a temporary chat', () => {
       dialogs.push(dialog.type());
       void dialog.accept();
     });
-    await page.reload();
+    // Reloaded from the page itself, as a person's F5 would be (Playwright's own reload skips
+    // the beforeunload step).
+    const loaded = page.waitForEvent('load');
+    await page.evaluate(() => void setTimeout(() => location.reload(), 0));
+    await loaded;
     expect(dialogs).toEqual(['beforeunload']);
     await expect(page.getByTestId('temporary-badge')).toBeVisible();
     await expect(chat.userMessages()).toHaveCount(0);

@@ -100,7 +100,7 @@ export class ChatSessionState {
    * "Save this chat": the worker writes the temporary chat to the database as a saved chat
    * (new ids) and forgets the temporary one; the saved chat opens in its place.
    */
-  async saveTemporary(): Promise<SessionId | null> {
+  async saveTemporary(onSaved?: (sessionId: SessionId) => void): Promise<SessionId | null> {
     const sessionId = this.session?.id;
     if (!this.isTemporary || !sessionId || this.isRunning) return null;
     const saved = await this.deps.agent.saveTemporaryChat(sessionId);
@@ -108,6 +108,9 @@ export class ChatSessionState {
       this.error = saved.error.message;
       return null;
     }
+    // The address moves to the saved chat before this stops being temporary, so nothing takes
+    // the temporary address as a request for a new temporary chat meanwhile.
+    onSaved?.(saved.value.sessionId as SessionId);
     this.isTemporary = false;
     await this.open(saved.value.sessionId as SessionId);
     return saved.value.sessionId as SessionId;
