@@ -1,5 +1,5 @@
 import { svelte } from '@sveltejs/vite-plugin-svelte';
-import { defaultClientConditions, defineConfig, type Plugin } from 'vite';
+import { defaultClientConditions, defineConfig, type Plugin, type Rollup } from 'vite';
 import { VitePWA, type VitePWAOptions } from 'vite-plugin-pwa';
 
 // The PWA and security-header settings live here rather than in imported files: Vite's coming
@@ -100,27 +100,94 @@ export const ORT_RESOLVE = {
 // ── Progressive web app ──────────────────────────────────────────────────────────────────────
 
 /**
- * Largest single file the service worker precaches. ONNX Runtime's WebAssembly builds and the
- * biggest gpt-tokenizer rank chunks are several MB each; Workbox's 2 MiB default would silently
- * leave them out and embeddings or token counts would then fail offline.
+ * Largest single file the service worker precaches: ONNX Runtime's WebAssembly build (14 MB).
+ * Workbox's 2 MiB default would silently leave it out, and the biggest gpt-tokenizer rank chunk
+ * (2 MB) too: the model, then token counts, would fail offline.
  */
-export const MAX_PRECACHE_FILE_BYTES = 48 * 1024 * 1024;
+export const MAX_PRECACHE_FILE_BYTES = 16 * 1024 * 1024;
 
-/** What the build emits that the app may load later: the shell, lazy chunks, workers, WASM, icons. */
+/**
+ * What the service worker installs up front: the shell and what chats and projects need offline
+ * (screens, workers, tokenizer ranks, pdf.js, KaTeX with its WOFF2 fonts, icons), and ONNX
+ * Runtime's WebAssembly build (14 MB) that embeddings and the built-in model run on. That one
+ * cannot wait for the runtime cache: a first model download usually comes before the service
+ * worker controls the page, so its fetch of the runtime would never be kept, and the model
+ * would not start offline.
+ */
 export const PRECACHE_GLOB_PATTERNS: readonly string[] = [
-  '**/*.{html,js,mjs,css,wasm,json,webmanifest,svg,png,ico,woff,woff2,txt}',
+  '**/*.{html,js,mjs,css,json,webmanifest,svg,png,ico,woff2,txt}',
+  '**/ort-wasm-simd-threaded-*.wasm',
 ];
+
+/**
+ * Left to the runtime cache (kept on first use, so it works offline from then on):
+ * - ONNX Runtime's WebGPU build (27 MB), which only runs where WebGPU has an adapter;
+ * - KaTeX's WOFF and TTF fonts, which only browsers without WOFF2 ask for.
+ * Mermaid's chunks are left out too (see `lazyOnlyChunks`).
+ */
+export const PRECACHE_GLOB_IGNORES: readonly string[] = [
+  '**/*.map',
+  '**/_headers',
+  '**/ort-wasm-simd-threaded.asyncify*',
+  '**/KaTeX_*.woff',
+  '**/KaTeX_*.ttf',
+];
+
+/** Same-origin hashed files the app loaded that the precache does not hold. */
+export const RUNTIME_ASSET_CACHE = 'carrel-assets';
+
+/**
+ * Dynamic imports whose whole subgraph is left to the runtime cache: Mermaid (about 5 MB over
+ * some fifty chunks) draws diagrams in artifact previews and is fetched on the first diagram.
+ */
+const LAZY_ONLY_IMPORTS = /\/node_modules\/mermaid\//;
+
+/**
+ * The chunks reachable only through a LAZY_ONLY_IMPORTS entry: walked from the entries along
+ * static and dynamic imports, stopping at those entries. Worker bundles are assets of this build
+ * and are not touched.
+ */
+export function lazyOnlyChunks(bundle: Rollup.OutputBundle): Set<string> {
+  const chunks = new Map<string, Rollup.OutputChunk>();
+  for (const output of Object.values(bundle)) if (output.type === 'chunk') chunks.set(output.fileName, output);
+  const isLazyRoot = (chunk: Rollup.OutputChunk) =>
+    chunk.isDynamicEntry && !chunk.isEntry && chunk.facadeModuleId !== null && LAZY_ONLY_IMPORTS.test(chunk.facadeModuleId);
+  const reached = new Set<string>();
+  const queue = [...chunks.values()].filter((chunk) => chunk.isEntry).map((chunk) => chunk.fileName);
+  while (queue.length > 0) {
+    const fileName = queue.pop() ?? '';
+    const chunk = chunks.get(fileName);
+    if (chunk === undefined || reached.has(fileName) || isLazyRoot(chunk)) continue;
+    reached.add(fileName);
+    queue.push(...chunk.imports, ...chunk.dynamicImports);
+  }
+  return new Set([...chunks.keys()].filter((fileName) => !reached.has(fileName)));
+}
+
+/** Records the build's lazy-only chunks for the precache manifest, which is written after the bundle. */
+function recordLazyOnlyChunks(into: Set<string>): Plugin {
+  return {
+    name: 'carrel:lazy-only-chunks',
+    apply: 'build',
+    generateBundle(_options, bundle) {
+      into.clear();
+      for (const fileName of lazyOnlyChunks(bundle)) into.add(fileName);
+    },
+  };
+}
 
 export const THEME_COLOUR = '#1f2933';
 export const BACKGROUND_COLOUR = '#14181d';
 
 /**
- * vite-plugin-pwa options. Deliberately no `runtimeCaching`: the service worker answers only
- * precached same-origin URLs (and navigations with index.html); every other request, including
- * every provider call and anything carrying an Authorization / x-api-key / x-goog-api-key header,
- * goes to the network untouched and is never stored.
+ * vite-plugin-pwa options. The service worker answers precached URLs (and navigations with
+ * index.html) and keeps the build's other files under `/assets/` (same origin, content-hashed)
+ * once they were fetched; every other request, including every provider call and anything
+ * carrying an Authorization / x-api-key / x-goog-api-key header, goes to the network untouched
+ * and is never stored. `lazyOnly` holds the chunks left out of the precache (filled in by
+ * `recordLazyOnlyChunks` before the manifest is written).
  */
-export function createPwaOptions(): Partial<VitePWAOptions> {
+export function createPwaOptions(lazyOnly: ReadonlySet<string> = new Set()): Partial<VitePWAOptions> {
   return {
     strategies: 'generateSW',
     // A new version waits until the person accepts the prompt (src/pwa/update-prompt.ts).
@@ -156,9 +223,25 @@ export function createPwaOptions(): Partial<VitePWAOptions> {
     },
     workbox: {
       globPatterns: [...PRECACHE_GLOB_PATTERNS],
-      // The WebGPU build's WebAssembly (27 MB) is fetched only by browsers with WebGPU, on first use.
-      globIgnores: ['**/*.map', '**/_headers', '**/ort-wasm-simd-threaded.asyncify*'],
+      globIgnores: [...PRECACHE_GLOB_IGNORES],
+      manifestTransforms: [
+        (entries) => ({ manifest: entries.filter((entry) => !lazyOnly.has(entry.url)), warnings: [] }),
+      ],
       maximumFileSizeToCacheInBytes: MAX_PRECACHE_FILE_BYTES,
+      runtimeCaching: [
+        {
+          // Hashed names never change content: the first copy fetched serves from then on.
+          urlPattern: ({ sameOrigin, url, request }) =>
+            sameOrigin && request.method === 'GET' && url.pathname.startsWith('/assets/'),
+          handler: 'CacheFirst',
+          options: {
+            cacheName: RUNTIME_ASSET_CACHE,
+            cacheableResponse: { statuses: [200] },
+            // Older versions' files go once newer ones have been used.
+            expiration: { maxEntries: 200, purgeOnQuotaError: true },
+          },
+        },
+      ],
       navigateFallback: 'index.html',
       cleanupOutdatedCaches: true,
       // Never skip waiting on its own: that would swap code under a running generation.
@@ -172,10 +255,14 @@ export function createPwaOptions(): Partial<VitePWAOptions> {
   };
 }
 
+const lazyOnly = new Set<string>();
+
 export default defineConfig({
-  plugins: [svelte(), VitePWA(createPwaOptions()), serveSecurityHeaders()],
+  plugins: [svelte(), recordLazyOnlyChunks(lazyOnly), VitePWA(createPwaOptions(lazyOnly)), serveSecurityHeaders()],
   resolve: ORT_RESOLVE,
-  worker: { format: 'es' },
+  // Workers are bundled on their own: the same execution order holds there (each worker's
+  // first import configures zod for the CSP before any other module can parse).
+  worker: { format: 'es', rolldownOptions: { output: { strictExecutionOrder: true } } },
   build: {
     target: 'es2022',
     sourcemap: true,

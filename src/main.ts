@@ -7,7 +7,6 @@ import DatabaseBanner from './app/components/storage/DatabaseBanner.svelte';
 import { DatabaseStatus } from './state/shell/database-status.svelte';
 import './app/app.css';
 import { buildSharedChat } from './core/model';
-import { createTokenCounter } from './core/tokens';
 import { AgentsState } from './state/settings/agents.svelte';
 import { PromptsState } from './state/settings/prompts.svelte';
 import { AttachmentsState } from './state/chat/attachments.svelte';
@@ -25,7 +24,16 @@ import { SessionsState } from './state/chat/sessions.svelte';
 import { SettingsState } from './state/settings/settings.svelte';
 import { StorageSettingsState } from './state/settings/settings-storage.svelte';
 import { UsageState } from './state/usage/usage.svelte';
-import { createStores, observe, openCarrelDb, recoverInterruptedImports, watchImportUnderway } from './storage';
+import {
+  createStores,
+  isSyncConfigured,
+  observe,
+  openCarrelDb,
+  recoverInterruptedImports,
+  watchImportUnderway,
+} from './storage';
+import { SyncSettingsState } from './state/settings/sync.svelte';
+import { createSyncClient, type SyncClient } from './workers/sync/sync.client';
 import { createAgentClient } from './workers/agent/agent.client';
 import { createAnswerFeed, openRelayChannel } from './workers/agent/answer-relay';
 import { createGenerationClient } from './workers/generation/generation.client';
@@ -37,7 +45,10 @@ import { loadMarkdownRenderer } from './app/lib/markdown-loader.svelte';
 async function start(): Promise<void> {
   const target = document.getElementById('app');
   if (!target) throw new Error('The page has no #app element.');
-  const clock = { now: () => Date.now(), timeZone: () => Intl.DateTimeFormat().resolvedOptions().timeZone };
+  const clock = {
+    now: () => Date.now(),
+    timeZone: () => Intl.DateTimeFormat().resolvedOptions().timeZone,
+  };
   const newId = (): string => crypto.randomUUID();
   const notices = new NoticesState();
   // The last line of the funnel: anything no state caught still reaches a toast (never aborts).
@@ -61,9 +72,19 @@ async function start(): Promise<void> {
   const workerClient = createAgentClient({ generationPort: generation.openPort() });
   const router = new RouterState();
   // Answers streaming in other tabs, and stop requests for chats deleted while they answer.
-  const answerFeed = createAnswerFeed(openRelayChannel(), 'locks' in navigator ? navigator.locks : null);
-  const providers = new ProvidersState(stores.providers, newId, (id) => workerClient.listModels(id));
-  const settings = new SettingsState({ store: stores.settings, agent: workerClient, root: document.documentElement, newId });
+  const answerFeed = createAnswerFeed(
+    openRelayChannel(),
+    'locks' in navigator ? navigator.locks : null,
+  );
+  const providers = new ProvidersState(stores.providers, newId, (id) =>
+    workerClient.listModels(id),
+  );
+  const settings = new SettingsState({
+    store: stores.settings,
+    agent: workerClient,
+    root: document.documentElement,
+    newId,
+  });
   const storage = new StorageSettingsState({
     backup: stores.backup,
     storage: 'storage' in navigator ? navigator.storage : undefined,
@@ -81,7 +102,13 @@ async function start(): Promise<void> {
     // Import and export code is fetched when someone uses it, not at startup.
     async importChatGpt(text) {
       const { importChatGptExport } = await import('./storage/backup/import-chatgpt');
-      return importChatGptExport(db, text, { clock, tokens: await createTokenCounter() });
+      // Counted by the agent worker's tokenizer: the page loads no copy of the rank files.
+      const countTokens = async (texts: string[]): Promise<number[]> => {
+        const counted = await workerClient.countTokensOfEach(texts);
+        if (!counted.ok) throw new Error(`Could not count the imported messages' tokens: ${counted.error.message}`);
+        return counted.value;
+      };
+      return importChatGptExport(db, text, { clock, countTokens });
     },
     async renderChat(sessionId, format) {
       const session = await stores.sessions.get(sessionId);
@@ -112,14 +139,17 @@ async function start(): Promise<void> {
     stopAnswering: (sessionId) => answerFeed.stopSession(sessionId),
     // The inspector's next request changes with a summary: recompute it once the worker is done.
     compaction: {
-      compactNow: (sessionId) => workerClient.compactNow(sessionId).finally(() => composer.schedulePreview()),
-      undoCompaction: (sessionId) => workerClient.undoCompaction(sessionId).finally(() => composer.schedulePreview()),
+      compactNow: (sessionId) =>
+        workerClient.compactNow(sessionId).finally(() => composer.schedulePreview()),
+      undoCompaction: (sessionId) =>
+        workerClient.undoCompaction(sessionId).finally(() => composer.schedulePreview()),
     },
     async buildSearchIndex() {
       // Built fresh (the worker writes messages through its own connection), then kept current
       // with this tab's own writes until the session list changes again. MiniSearch is fetched
       // on the first search.
-      const { attachSearchIndex, createSearchIndex, indexDatabase } = await import('./storage/search-index');
+      const { attachSearchIndex, createSearchIndex, indexDatabase } =
+        await import('./storage/search-index');
       const index = createSearchIndex();
       detachSearchIndex?.();
       detachSearchIndex = attachSearchIndex(db, index);
@@ -157,7 +187,8 @@ async function start(): Promise<void> {
     newRunId: newId,
     onSessionCreated: (sessionId) => router.followCreatedSession(sessionId),
     feed: answerFeed,
-    watchSession: (sessionId, onValue, onError) => observe(() => stores.sessions.get(sessionId), onValue, onError),
+    watchSession: (sessionId, onValue, onError) =>
+      observe(() => stores.sessions.get(sessionId), onValue, onError),
   });
   // Projects, attachments and the file viewer (issue 7): the ingest and embedding workers start
   // on first use, since most visits never upload a file.
@@ -180,11 +211,29 @@ async function start(): Promise<void> {
     newId,
     now: clock.now,
   });
+  // Sync runs in its own worker, started at once when this device syncs, else on first visit
+  // to Settings → Sync.
+  let syncClient: SyncClient | null = null;
+  const sync = new SyncSettingsState({
+    loadClient: () => (syncClient ??= createSyncClient()),
+    pageProtocol: location.protocol,
+  });
   const attachments = new AttachmentsState({ files: stores.files, loadIngest, newId });
-  const fileViewer = new FileViewerState({ files: stores.files });
+  const fileViewer = new FileViewerState({
+    files: stores.files,
+    // The sync worker holds the key the bytes are sealed with.
+    fetchBytes: (fileId) => (syncClient ??= createSyncClient()).fetchFileBytes(fileId),
+    saveFile: downloadFile,
+  });
   const builtin = new BuiltinModelState(() => generation, providers);
-  const embeddingSettings = new EmbeddingSettingsState({ settings: stores.settings, notices, loadEmbedding });
-  void embeddingSettings.load().catch((error: unknown) => notices.report(error, 'Could not load the embedding settings'));
+  const embeddingSettings = new EmbeddingSettingsState({
+    settings: stores.settings,
+    notices,
+    loadEmbedding,
+  });
+  void embeddingSettings
+    .load()
+    .catch((error: unknown) => notices.report(error, 'Could not load the embedding settings'));
   // Settings first: the theme applies before the app is drawn.
   await Promise.all([providers.load(), settings.load()]);
   // Answers left streaming by a tab that closed mid-stream are shown as interrupted, with retry.
@@ -198,13 +247,19 @@ async function start(): Promise<void> {
     listProjects: () => stores.projects.list(),
     providers: () => providers.providers,
   });
-  mount(App, { target, props: { context: { router, chat, providers, sessions, agents, prompts, composer, notices, settings, storage, projects, attachments, fileViewer, embedding: embeddingSettings, builtin, usage } } });
+  mount(App, { target, props: { context: { router, chat, providers, sessions, agents, prompts, composer, notices, settings, storage, projects, attachments, fileViewer, embedding: embeddingSettings, builtin, usage, sync } } });
   afterFirstPaint(() => {
     // Service worker, update prompt, install button and offline indicator (src/pwa, issue 10).
     const pwa = startPwa({ isGenerationRunning: () => chat.isRunning });
-    mount(PwaControls, { target: document.getElementById('app-status') ?? document.body, props: { pwa } });
+    mount(PwaControls, {
+      target: document.getElementById('app-status') ?? document.body,
+      props: { pwa },
+    });
     // Nearly every visit shows an answer: fetch the Markdown renderer now, not on the first one.
     void loadMarkdownRenderer();
+    void isSyncConfigured(db)
+      .then((isConfigured) => (isConfigured ? sync.load() : undefined))
+      .catch((error: unknown) => notices.report(error, 'Could not start sync'));
   });
 }
 

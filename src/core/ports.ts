@@ -149,7 +149,13 @@ export interface StoredFile {
   sizeBytes: number;
   /** Hex SHA-256 of the bytes, used to skip re-ingesting the same file. */
   hash: string;
+  /** Empty while `isBlobRemote`. */
   blob: Blob;
+  /**
+   * True for a file that arrived through sync and whose bytes are still only on the sync server
+   * (its text and metadata are here); fetched when something needs them.
+   */
+  isBlobRemote?: boolean;
   status: FileStatus;
   text?: string;
   tokenCount: number;
@@ -169,6 +175,8 @@ export interface FileStore {
   listByProject(projectId: ProjectId): Promise<StoredFile[]>;
   /** The project's files without text, oldest first: reads no text however large. */
   listInfoByProject(projectId: ProjectId): Promise<FileInfo[]>;
+  /** One file without its text (undefined once deleted). */
+  getInfo(id: FileId): Promise<FileInfo | undefined>;
   findByHash(hash: string): Promise<FileInfo[]>;
   /** Deletes the file and its chunks. */
   delete(id: FileId): Promise<void>;
@@ -295,7 +303,38 @@ export interface SearchIndex {
   removeSession(sessionId: SessionId): void;
   upsertMessage(message: ChatMessageSimple): void;
   removeMessage(messageId: MessageId): void;
-  search(query: string, limit?: number): SearchHit[];
+  search(query: string, limit?: number, options?: SearchOptions): SearchHit[];
+}
+
+export interface SearchOptions {
+  /** Leaves one chat out (the one the model is answering in). */
+  excludeSessionId?: SessionId;
+  /** Characters kept on each side of the first match in `snippet`. */
+  snippetRadius?: number;
+}
+
+/** A passage of the user's own past chats, found for the model's search_chats tool. */
+export interface ChatHistoryHit {
+  sessionId: SessionId;
+  messageId: MessageId;
+  /** The chat's title ('' while it has none). */
+  title: string;
+  role: 'user' | 'assistant';
+  /** The model that wrote an answer. */
+  model?: ModelRef;
+  createdAt: number;
+  /** The message's text around the match, with ellipses where it was cut. */
+  passage: string;
+}
+
+/** Searches the user's chats (titles and messages, every branch) for the search_chats tool. */
+export interface ChatHistorySearch {
+  /** The best passages for any of `queries`, best first, at most `limit`, none from `excludeSessionId`. */
+  search(
+    queries: readonly string[],
+    options: { excludeSessionId: SessionId | null; limit: number },
+    signal: AbortSignal,
+  ): Promise<ChatHistoryHit[]>;
 }
 
 export type BackupScope =
@@ -384,6 +423,15 @@ export interface MessageBranches {
     ancestorId: MessageId | null,
     maxLength: number,
   ): Promise<ChatMessageSimple[] | null>;
+  /**
+   * The last `maxLength` messages of `leafId`'s chain (ending with it), oldest first, in a range
+   * read or two: what a long chat's first screen needs. `isComplete` says whether they reach
+   * back to the root (nothing older is left to load).
+   */
+  loadChainEnd(
+    leafId: MessageId,
+    maxLength: number,
+  ): Promise<{ messages: ChatMessageSimple[]; isComplete: boolean }>;
 }
 
 /**

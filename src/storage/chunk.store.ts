@@ -45,7 +45,11 @@ export function createChunkStore(db: CarrelDb): ChunkStore {
       guardStorage(db, () =>
         db.transaction('rw', [db.chunks, db.searchBlocks], async () => {
           const projectId = chunks[0]?.projectId ?? (await db.searchBlocks.get(fileId))?.projectId;
-          await db.chunks.where('fileId').equals(fileId).delete();
+          // Only chunks that are gone are deleted: a chunk written again unchanged (its vector
+          // saved) is no change to sync, where deleting and re-adding it would be two.
+          const kept = new Set(chunks.map((chunk) => chunk.id));
+          const stored = await db.chunks.where('fileId').equals(fileId).primaryKeys();
+          await db.chunks.bulkDelete(stored.filter((id) => !kept.has(id)));
           await db.chunks.bulkPut(chunks.map((chunk) => toChunkRow({ ...chunk, fileId })));
           await invalidateSearchBlocks(db, [{ fileId, projectId: projectId ?? null }]);
         }),

@@ -20,6 +20,12 @@ import type { FileSearchBlock, PageSpan } from '../core/ports';
 import { StorageError, toStorageError } from './errors';
 import { placeRows, type TreeLinks } from './message-lines';
 import { ROOT_PARENT_ID, type MessageRow } from './message-row';
+import {
+  createChangeTracking,
+  type SyncRecordRow,
+  type SyncStateRow,
+} from './sync/change-tracking';
+import { type SyncHistoryRow, recordExistingRows } from './sync/record-existing';
 
 export { ROOT_PARENT_ID, type MessageRow };
 
@@ -36,7 +42,9 @@ export interface FileRow {
   mimeType: string;
   sizeBytes: number;
   hash: string;
+  /** Empty while `isBlobRemote`: the bytes are then still only on the sync server. */
   blob: Blob;
+  isBlobRemote?: boolean;
   status: 'processing' | 'ready' | 'no_text' | 'error';
   /** Until version 6 only: the text now lives in `fileTexts`, so listing files reads no text. */
   text?: string;
@@ -187,7 +195,21 @@ export const SCHEMA_V9 = {
 
 export type PromptRow = SavedPrompt;
 
-export const CURRENT_SCHEMA_VERSION = 9;
+/**
+ * Version 10: sync. Each synced row's record (revision, stamps, tombstone, pending flag), this
+ * device's sync state (device id, clock, checkpoints, settings, keys) and the versions that lost
+ * a merge. The upgrade records every existing row of a synced table as a pending change.
+ */
+export const SCHEMA_V10 = {
+  ...SCHEMA_V9,
+  syncRecords: 'key, pending, docId',
+  syncState: 'key',
+  syncHistory: 'id, recordKey',
+} as const;
+
+export type { SyncRecordRow, SyncStateRow, SyncHistoryRow };
+
+export const CURRENT_SCHEMA_VERSION = 10;
 
 function sumTokens(values: readonly unknown[]): number {
   return values.reduce<number>(
@@ -337,13 +359,16 @@ export class CarrelDb extends Dexie {
   declare readonly settings: Table<SettingRow, string>;
   declare readonly usage: Table<UsageRow, string>;
   declare readonly summaries: Table<SummaryRow, string>;
+  declare readonly syncRecords: Table<SyncRecordRow, string>;
+  declare readonly syncState: Table<SyncStateRow, string>;
+  declare readonly syncHistory: Table<SyncHistoryRow, string>;
   declare readonly fileTexts: Table<FileTextRow, string>;
   declare readonly searchBlocks: Table<SearchBlockRow, string>;
   declare readonly imports: Table<ImportRow, string>;
   declare readonly importUndo: Table<ImportUndoRow, number>;
   declare readonly prompts: Table<PromptRow, string>;
 
-  constructor(name: string, options: DexieOptions = {}) {
+  constructor(name: string, options: DexieOptions = {}, now: () => number = () => Date.now()) {
     // Strict durability: a message is on disk when the transaction resolves, not just in the
     // OS cache, so a crash right after "saved" cannot lose it. Migrations get it too.
     super(name, { chromeTransactionDurability: 'strict', ...options });
@@ -356,6 +381,10 @@ export class CarrelDb extends Dexie {
     this.version(7).stores(SCHEMA_V7);
     this.version(8).stores(SCHEMA_V8);
     this.version(9).stores(SCHEMA_V9);
+    this.version(10)
+      .stores(SCHEMA_V10)
+      .upgrade((tx) => recordExistingRows(tx, now()));
+    this.use(createChangeTracking(now));
   }
 }
 
@@ -366,13 +395,15 @@ export interface OpenCarrelDbOptions {
   onVersionChange?: () => void;
   /** This tab's upgrade waits for an older tab to close. */
   onBlocked?: () => void;
+  /** The time sync stamps local changes with (tests freeze it); the real time otherwise. */
+  now?: () => number;
 }
 
 export async function openCarrelDb(
   name = 'carrel',
   options: OpenCarrelDbOptions = {},
 ): Promise<CarrelDb> {
-  const db = new CarrelDb(name, options.dexie);
+  const db = new CarrelDb(name, options.dexie, options.now);
   db.on('versionchange', () => {
     // Close first so the other tab's upgrade is not blocked by us while the prompt is shown.
     db.close();

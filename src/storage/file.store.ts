@@ -27,9 +27,24 @@ export const fileMetadataSchema = z.object({
   updatedAt: z.number(),
 });
 
-const storedFileSchema = fileMetadataSchema.extend({ blob: z.instanceof(Blob) });
+/** A file's text row (`fileTexts`): its extracted text and page map, keyed by the file. */
+export const fileTextSchema = z.object({
+  fileId: fileIdSchema,
+  projectId: projectIdSchema.nullable(),
+  text: z.string().optional(),
+  pageMap: z.array(pageSpanSchema).optional(),
+});
 
-const fileInfoSchema = fileMetadataSchema.omit({ text: true, pageMap: true });
+/** Whether the bytes are still only on the sync server: this device's own, never synced. */
+const blobStateSchema = z.object({ isBlobRemote: z.boolean().optional() });
+
+const storedFileSchema = fileMetadataSchema
+  .extend({ blob: z.instanceof(Blob) })
+  .extend(blobStateSchema.shape);
+
+const fileInfoSchema = fileMetadataSchema
+  .omit({ text: true, pageMap: true })
+  .extend(blobStateSchema.shape);
 
 /** A file's metadata row and, apart, its text row: listing files never reads their text. */
 export function toFileRows(file: StoredFile): { row: FileRow; text: FileTextRow } {
@@ -102,6 +117,11 @@ export function createFileStore(db: CarrelDb): FileStore {
       guardStorage(db, async () =>
         (await db.files.where('projectId').equals(projectId).sortBy('createdAt')).map(toFileInfo),
       ),
+    getInfo: (id: FileId) =>
+      guardStorage(db, async () => {
+        const row = await db.files.get(id);
+        return row === undefined ? undefined : toFileInfo(row);
+      }),
     findByHash: (hash) =>
       guardStorage(db, async () =>
         (await db.files.where('hash').equals(hash).toArray()).map(toFileInfo),

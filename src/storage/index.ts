@@ -19,7 +19,6 @@ import type {
   UsageStore,
 } from '../core/ports';
 import { createAgentStore } from './agent.store';
-import { createBackupService } from './backup/backup';
 import { createChunkStore } from './chunk.store';
 import type { CarrelDb } from './db';
 import { createFileStore } from './file.store';
@@ -63,13 +62,35 @@ export function createStores(db: CarrelDb, clock: Clock, ids: Ids): CarrelStores
     usage: createUsageStore(db, clock, ids),
     summaries: createSummaryStore(db),
     prompts: createPromptStore(db),
-    backup: createBackupService(db, clock),
+    backup: createLazyBackup(db, clock),
+  };
+}
+
+/**
+ * The backup service, loaded on its first export or import: its row checks, encoders and
+ * journal writers stay out of the startup script (and out of workers that never back up).
+ */
+function createLazyBackup(db: CarrelDb, clock: Clock): Backup {
+  let service: Promise<Backup> | undefined;
+  const load = (): Promise<Backup> =>
+    (service ??= import('./backup/backup').then(
+      ({ createBackupService }) => createBackupService(db, clock),
+      (error: unknown) => {
+        // A failed load (the app updated, the network gone) is tried again next time.
+        service = undefined;
+        throw error;
+      },
+    ));
+  return {
+    exportBackup: async (scope, options) => (await load()).exportBackup(scope, options),
+    importBackup: async (file, options) => (await load()).importBackup(file, options),
   };
 }
 
 export { openCarrelDb, CarrelDb, CURRENT_SCHEMA_VERSION, type OpenCarrelDbOptions } from './db';
 export { StorageError, isStorageError, type StorageErrorCode } from './errors';
 export { observe } from './observe';
+export { isSyncConfigured } from './sync/sync.store';
 export { recoverInterruptedImports, watchImportUnderway } from './backup/import-journal';
 export {
   estimateStorage,

@@ -219,6 +219,12 @@ export function createMemoryChatStores(clock: Clock, ids: Ids): MemoryChatStores
           const session = sessionOf(sessionId);
           return session.currentLeafId === null ? [] : copy(chainTo(session.currentLeafId));
         }),
+      loadChainEnd: (leafId, maxLength) =>
+        settle(() => {
+          const chain = chainTo(leafId);
+          const messagesShown = chain.slice(Math.max(0, chain.length - maxLength));
+          return { messages: copy(messagesShown), isComplete: messagesShown.length === chain.length };
+        }),
       loadChainBelow: (leafId, ancestorId, maxLength) =>
         settle(() => {
           const rows: ChatMessageSimple[] = [];

@@ -3,6 +3,7 @@ import type {
   AssistantStep,
   Attachment,
   Citation,
+  FusedSource,
   MessageError,
   MessageStatus,
   ModelRef,
@@ -44,6 +45,7 @@ export interface MessageRow {
   model?: ModelRef;
   usage?: Usage;
   citations?: Citation[];
+  fusedFrom?: FusedSource[];
   /** Since version 3: the line this message belongs to and its depth (see `message-lines.ts`). */
   lineId: string;
   depth: number;

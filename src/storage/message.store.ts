@@ -33,16 +33,24 @@ async function loadChildRows(
   return rows.sort(compareRows);
 }
 
-/** The rows of `row`'s line above it, shallowest first: one range read. */
-function loadLineAbove(db: CarrelDb, row: MessageRow): Promise<MessageRow[]> {
+/**
+ * The rows of `row`'s line above it, shallowest first: one range read. `maxRows` bounds it to
+ * the rows just above `row`, for a walk that wants only the end of a chain.
+ */
+function loadLineAbove(db: CarrelDb, row: MessageRow, maxRows: number): Promise<MessageRow[]> {
   // A line head has nothing above it in its line. A row without a line (written around the
   // stores, e.g. by hand) is walked by its parent link alone.
   const position = readPosition(row);
-  if (position === undefined || position.lineId === row.id || position.depth === 0)
+  if (position === undefined || position.lineId === row.id || position.depth === 0 || maxRows <= 0)
     return Promise.resolve([]);
   return db.messages
     .where('[lineId+depth]')
-    .between([position.lineId, 0], [position.lineId, position.depth], true, false)
+    .between(
+      [position.lineId, Math.max(0, position.depth - maxRows)],
+      [position.lineId, position.depth],
+      true,
+      false,
+    )
     .toArray();
 }
 
@@ -50,9 +58,14 @@ function loadLineAbove(db: CarrelDb, row: MessageRow): Promise<MessageRow[]> {
  * Walks parent links from the leaf, taking each line's part of the chain in one range read
  * (`message-lines.ts`): a keyed read where the chain enters a line, a range read for the rest.
  * Every row is still checked against the parent link it stands for, so a line that disagrees
- * with the links only costs more reads. Call it inside a read transaction.
+ * with the links only costs more reads. Stops after `maxLength` rows (the end of the chain);
+ * `isComplete` says whether the walk reached the root. Call it inside a read transaction.
  */
-async function loadChainRows(db: CarrelDb, leafId: string): Promise<MessageRow[]> {
+async function loadChainRows(
+  db: CarrelDb,
+  leafId: string,
+  maxLength = Number.POSITIVE_INFINITY,
+): Promise<{ rows: MessageRow[]; isComplete: boolean }> {
   const chain: MessageRow[] = [];
   const seen = new Set<string>();
   const append = (row: MessageRow) => {
@@ -62,7 +75,7 @@ async function loadChainRows(db: CarrelDb, leafId: string): Promise<MessageRow[]
     chain.push(row);
   };
   let id: string = leafId;
-  while (id !== ROOT_PARENT_ID) {
+  while (id !== ROOT_PARENT_ID && chain.length < maxLength) {
     const row = await db.messages.get(id);
     if (row === undefined) {
       throw new StorageError(
@@ -72,7 +85,7 @@ async function loadChainRows(db: CarrelDb, leafId: string): Promise<MessageRow[]
     }
     append(row);
     id = row.parentId;
-    const line = await loadLineAbove(db, row);
+    const line = await loadLineAbove(db, row, maxLength - chain.length);
     for (let index = line.length - 1; index >= 0; index--) {
       const above = line[index] as MessageRow;
       if (above.id !== id) break;
@@ -80,7 +93,7 @@ async function loadChainRows(db: CarrelDb, leafId: string): Promise<MessageRow[]
       id = above.parentId;
     }
   }
-  return chain.reverse();
+  return { rows: chain.reverse(), isComplete: id === ROOT_PARENT_ID };
 }
 
 /**
@@ -191,10 +204,18 @@ export function createMessageStore(db: CarrelDb, clock: Clock): DexieMessageStor
     // One read-only transaction for the whole walk, so it sees one consistent tree.
     loadChain: (leafId) =>
       guardStorage(db, async () =>
-        (await db.transaction('r', db.messages, () => loadChainRows(db, leafId))).map(
+        (await db.transaction('r', db.messages, () => loadChainRows(db, leafId))).rows.map(
           fromMessageRow,
         ),
       ),
+
+    loadChainEnd: (leafId, maxLength) =>
+      guardStorage(db, async () => {
+        const { rows, isComplete } = await db.transaction('r', db.messages, () =>
+          loadChainRows(db, leafId, maxLength),
+        );
+        return { messages: rows.map(fromMessageRow), isComplete };
+      }),
 
     loadChainBelow: (leafId, ancestorId, maxLength) =>
       guardStorage(db, async () => {
@@ -285,7 +306,7 @@ export function createMessageStore(db: CarrelDb, clock: Clock): DexieMessageStor
           const session = await db.sessions.get(sessionId);
           if (session === undefined)
             throw new StorageError('not_found', `Session ${sessionId} no longer exists.`);
-          return session.currentLeafId === null ? [] : loadChainRows(db, session.currentLeafId);
+          return session.currentLeafId === null ? [] : (await loadChainRows(db, session.currentLeafId)).rows;
         });
         return rows.map(fromMessageRow);
       }),

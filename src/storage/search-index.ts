@@ -43,14 +43,18 @@ function messageText(message: ChatMessageSimple): string {
 }
 
 /** The text around the earliest matched term, cut at word boundaries where possible. */
-export function buildSnippet(text: string, terms: readonly string[]): string {
+export function buildSnippet(
+  text: string,
+  terms: readonly string[],
+  radius: number = SNIPPET_RADIUS_CHARS,
+): string {
   const lower = text.toLowerCase();
   const positions = terms
     .map((term) => lower.indexOf(term.toLowerCase()))
     .filter((position) => position >= 0);
   const hit = positions.length === 0 ? 0 : Math.min(...positions);
-  let start = Math.max(0, hit - SNIPPET_RADIUS_CHARS);
-  let end = Math.min(text.length, hit + SNIPPET_RADIUS_CHARS);
+  let start = Math.max(0, hit - radius);
+  let end = Math.min(text.length, hit + radius);
   if (start > 0) {
     const space = text.indexOf(' ', start);
     if (space !== -1 && space < hit) start = space + 1;
@@ -107,10 +111,16 @@ export function createSearchIndex(): SearchIndex {
       const id = messageDocId(messageId);
       if (index.has(id)) index.discard(id);
     },
-    search(query, limit = DEFAULT_SEARCH_LIMIT): SearchHit[] {
+    search(query, limit = DEFAULT_SEARCH_LIMIT, options = {}): SearchHit[] {
       if (query.trim() === '') return [];
+      const { excludeSessionId, snippetRadius } = options;
       return index
-        .search(query)
+        .search(
+          query,
+          excludeSessionId === undefined
+            ? {}
+            : { filter: (result) => result['sessionId'] !== excludeSessionId },
+        )
         .slice(0, limit)
         .map((result) => {
           const sessionId: SessionId = asSessionId(String(result.sessionId));
@@ -121,7 +131,7 @@ export function createSearchIndex(): SearchIndex {
             sessionId,
             messageId,
             title: titles.get(sessionId) ?? '',
-            snippet: buildSnippet(String(result.text), result.terms),
+            snippet: buildSnippet(String(result.text), result.terms, snippetRadius),
             score: result.score,
           };
         });

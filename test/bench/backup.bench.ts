@@ -8,15 +8,15 @@
  *     npx tsx test/bench/backup.bench.ts --large    # 50 MB and 1 GB (several minutes)
  */
 import { createHash } from 'node:crypto';
-import { createReadStream, existsSync } from 'node:fs';
+import { createReadStream } from 'node:fs';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type BrowserContext, type Page } from '@playwright/test';
+import { type BrowserContext, type Page } from '@playwright/test';
 import {
   BENCH_STATIC_PORT,
   bundleBenchPage,
-  CHROMIUM_ARGS,
+  launchPersistentChromium,
   startStaticServer,
 } from './lib/bench-browser';
 import { withMemorySampling, type MemorySample } from './lib/process-memory';
@@ -296,7 +296,10 @@ function report(section: BenchSection, results: SizeFigures[]): void {
     `Data: ${results.map((result) => `${Math.round(mib(result.seed.contentBytes))} MB = ${rows(result)}`).join('; ')}. About half the bytes are chats (40 messages each, questions of 10–80 words, answers of 80–500), half project files of about 120 KB of Markdown each, stored as the file's bytes and its extracted text, cut into chunks of 1,800 characters with 270 of overlap, each with a 384-float embedding. "MB of data" counts the text (UTF-8), the file bytes and the embeddings' bytes.`,
     "Where it runs: Chromium (the app runs backups in the page), a persistent profile so IndexedDB is on disk as in the app (an incognito-like context would keep the whole database in memory), through the app's backup code (src/storage/backup/). Export is timed from the call to the Blob it returns and ends, for memory, once the browser has saved the download; import reads the saved file through a file input, as the app does, into an empty database.",
     'Before the export wrote its file to the origin private file system as it went (src/storage/backup/export-file.ts), it folded the text into Blobs that Chromium kept in its blob storage, in memory up to a fifth of the RAM: in a run of 2026-11-25 the processes other than the renderer grew by the size of the file (+254 MiB for 200 MB of data, +52 MiB for 50 MB); measured the same way after the change, +13 MiB at 200 MB.',
-    'Import writes in batches of at most 500 rows, each batch its own transaction, under an undo journal that leaves the database as it was if the import stops part-way (src/storage/backup/import-journal.ts). It is still not bounded: in the run of 2026-11-26 at 1 GB of data the renderer grew from 113 to 530 MiB and its JavaScript heap to 113 MiB, rising through the import (second half above the first), while the other processes stayed near their export peak (343 MiB). What holds the growth is not measured yet: the checks that refuse a bad file before anything is written keep state for the whole file, and the renderer buffers IndexedDB writes. Earlier, in one all-or-nothing transaction, the peak at 1 GB was 725 MiB above idle.',
+    'Import writes in batches of at most 500 rows, each batch its own transaction, under an undo journal that leaves the database as it was if the import stops part-way (src/storage/backup/import-journal.ts). In the run of 2026-11-26 at 1 GB of data the renderer grew from 113 to 530 MiB and its JavaScript heap to 113 MiB, rising through the import (second half above the first), while the other processes stayed near their export peak (343 MiB); earlier, in one all-or-nothing transaction, the peak at 1 GB was 725 MiB above idle.',
+  );
+  section.notes.push(
+    "Where the import's memory goes, measured later on 2026-11-26 with test/bench/backup-memory-breakdown.ts (PSS every 2 s, Chromium's memory-infra account per process and allocator every 50 s; load average 25–35 on 2 cores): at 200 MB of data (108,820 rows, import 438 s) all processes peaked 225 MiB above idle, the renderer 90 → 256 MiB (first half of the import 216, second 256); at 500 MB (272,542 rows, 1,148 s) 231 MiB above idle, the renderer 88 → 237 MiB (first half 224, second 237). Data 2.5× larger, the same peak. Through the whole 500 MB import the page's JavaScript heap stayed at 54–75 MiB committed (5–34 MiB in use); memory-infra puts the renderer's rise in V8's heap (about 70 MiB committed), partition_alloc (13–22 MiB) and blink_gc (11–14 MiB), each flat from batch to batch, and IndexedDB's LevelDB in the browser process at 10–16 MiB. Up to 500 MB the import is bounded by its batch sizes. The rise of the 1 GB run above is not reproduced at 500 MB; a 1 GB run with the breakdown (about an hour at this load) has not been made, so whether something holds memory only past 500 MB, or that run's figure came from its load (garbage collection falling behind a loaded core), is still open.",
     'Memory: every 200 ms, the proportional set size (PSS) of every Chromium process (browser, renderer, utility) from /proc, and the page\'s JavaScript heap in use (DevTools Runtime.getHeapUsage); "idle" is the same measure after a garbage collection just before the phase. A peak that did not grow with the data means memory is bounded by the code\'s batch sizes, not by the database.',
   );
 }
@@ -309,14 +312,7 @@ async function main(): Promise<void> {
   const outDir = await bundleBenchPage('backup', 'test/bench/pages/backup.page.ts');
   const server = await startStaticServer({ '/pages/': outDir }, BENCH_STATIC_PORT);
   const profile = await mkdtemp(join(tmpdir(), 'carrel-bench-backup-'));
-  const executablePath =
-    process.env.CARREL_CHROMIUM ??
-    (existsSync('/usr/bin/chromium') ? '/usr/bin/chromium' : undefined);
-  const context = await chromium.launchPersistentContext(profile, {
-    ...(executablePath ? { executablePath } : {}),
-    args: CHROMIUM_ARGS,
-    acceptDownloads: true,
-  });
+  const context = await launchPersistentChromium(profile);
   try {
     const results: SizeFigures[] = [];
     for (const targetMb of SIZES_MB) results.push(await measureSize(context, targetMb));

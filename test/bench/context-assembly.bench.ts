@@ -90,7 +90,7 @@ async function main(): Promise<void> {
   }
   await measureNewRules(section, tokenCounter);
   section.notes.push(
-    'With the upload share (default half of the budget) the session\'s old code files keep their share and come back with their questions, so fewer but more scattered messages are sent (813 → 699 at 10,000) and the trim places more skipped markers. The first run with it was taken at a load average of 14–20 on 2 cores, with the baseline itself 4.5× slower than in the previous run: the 10,000-message figure went from 109× to 46× its baseline, so part of the slowdown is the share\'s extra passes and markers; not yet investigated. The reducer\'s own case (search results over the window) counts every kept source exactly, hence its ~200 ms under that load.',
+    "With the upload share (default half of the budget) the session's old code files keep their share and come back with their questions, so fewer but more scattered messages are sent (813 → 699 at 10,000) and the trim places more skipped markers. The first run with it was taken at a load average of 14–20 on 2 cores, with the baseline itself 4.5× slower than in the previous run: the 10,000-message figure went from 109× to 46× its baseline, so part of the slowdown is the share's extra passes and markers; not yet investigated. The reducer's own case (search results over the window) counts every kept source exactly, hence its ~200 ms under that load.",
   );
   section.notes.push(
     `Sessions alternate user and assistant messages; every ${TOOL_CALL_EVERY}th assistant turn calls a search tool (200-word result), every ${FILE_EVERY}th user turn attaches a code file. Token counts are stored on the messages (built once with the builders), as the app stores them.`,
@@ -102,13 +102,16 @@ async function main(): Promise<void> {
     "Round 2 (9.9–10.6 ms at 10,000 messages before it, same machine and load): an older message's blocks are priced once and reused by every later request that prices the same way (a WeakMap on the message, checked against the shared pricing and the pin state), so a steady-state cycle allocates no history blocks; the dropped-message report (about 10,900 entries) is built only when read, which the agent loop never does; and a sent tool step is built without spreading its price (1.1 → 0.16 ms for the ~450 steps sent).",
   );
   section.notes.push(
-    `This run started at a load average (1 min) of ${loadAtStart.toFixed(1)} on ${availableParallelism()} cores, so wall-clock medians include waiting for a core; the p5 column is closer to the work itself. clear_tool_results with arguments still misses its target: files get the whole budget there (clearing can make a step dearer than its price), so the walk is twice as long, and every tool step listed is priced again with its arguments cleared on every request.`,
+    `This run started at a load average (1 min) of ${loadAtStart.toFixed(1)} on ${availableParallelism()} cores, so wall-clock medians include waiting for a core; the p5 column is closer to the work itself.`,
   );
   section.notes.push(
     'Round 3 (the figures above): the history is walked from the newest message back only as far as something could still be sent (until the messages behind it pass the input budget and the files behind it the upload share plus the largest message block; for last_turns until its own cut), and older stretches between pinned messages are one elided block with summed tokens, messages and files, taken from running sums that the next request reuses after checking the older chain by identity. The trim, its marker ledger and the shares now see ~1,320 blocks (the newest ~1,120 messages) instead of ~11,700 at 10,000 messages (48 under last_turns (20); ~2,660 under clear_tool_results with arguments, where files get the whole budget), the dropped-message report expands the elided blocks only when read, and the forgotten-files note names the newest 20 files and counts the rest (1,050 characters; ~500 files and ~18,000 characters before). More messages are sent (699 → 720) because the shorter note leaves room for them. A property test checks the result equals listing every block.',
   );
   section.notes.push(
     'Where the time goes now (10,000 messages, CPU profile): the walk over the ~1,120 newest messages and their blocks, the trim over ~1,320 blocks, rendering the ~720 messages sent, splitting the chain and checking the older part by identity (~9,000 comparisons), and the young-generation GC of what is rendered. The files behind the newest messages keep the walk long in this session (one code file every 10th question, ~930 tokens each): files must pass the upload share before nothing older can fit. The first request after start prices every message once (nothing remembered for a new counter) and fills the running sums.',
+  );
+  section.notes.push(
+    "Round 4: clear_tool_results with arguments missed its target (20.7 ms at 10,000 messages): files got the whole budget and steps with calls counted as free in the walk (clearing can make a step a token dearer), so ~2,660 blocks were listed instead of ~1,320, and every listed tool step was priced again with its arguments cleared on every request. Now a step counts at the least it can cost cleared or not toward the messages' cut and at the most as the block the cut may fall on, so the walk stops where auto's does, and a cleared step is made once and reused while it clears the same calls. buffered, token_limited and the tail of head_and_tail stop the walk once the listed blocks alone pass their limit (head_and_tail lists its head first): ~200 blocks listed instead of ~11,700.",
   );
   await emitSection(section);
 }
@@ -164,6 +167,21 @@ async function measureNewRules(section: BenchSection, tokenCounter: TokenCounter
           shouldClearArguments: true,
         },
       },
+      hasTarget: true,
+    },
+    {
+      name: 'buffered (200 messages), 10,000 messages',
+      input: { ...base, historyStrategy: { kind: 'buffered', size: 200 } },
+      hasTarget: true,
+    },
+    {
+      name: 'token_limited (30k), 10,000 messages',
+      input: { ...base, historyStrategy: { kind: 'token_limited', maxTokens: 30_000 } },
+      hasTarget: true,
+    },
+    {
+      name: 'head_and_tail (10 + 200 messages), 10,000 messages',
+      input: { ...base, historyStrategy: { kind: 'head_and_tail', head: 10, tail: 200 } },
       hasTarget: true,
     },
     {

@@ -11,6 +11,8 @@
  *     npx tsx test/bench/streaming-ui.bench.ts
  *     STREAMING_UI_TRACE=trace.json npx tsx test/bench/streaming-ui.bench.ts   # + a Chromium trace of the stream
  *     STREAMING_UI_PROFILE=stream.cpuprofile npx tsx …   # + a CPU profile of it (unminified build)
+ *     STREAMING_UI_OPEN_PROFILE=open.cpuprofile npx tsx …   # + a CPU profile of one more sidebar
+ *                                                            # open of the 10,000-message chat
  */
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { writeFile } from 'node:fs/promises';
@@ -32,6 +34,7 @@ const DIST = process.env.BENCH_DIST ?? 'dist-bench-streaming';
 const PREVIEW_PORT = Number(process.env.BENCH_PREVIEW_PORT ?? 4212);
 const TRACE_FILE = process.env.STREAMING_UI_TRACE;
 const PROFILE_FILE = process.env.STREAMING_UI_PROFILE;
+const OPEN_PROFILE_FILE = process.env.STREAMING_UI_OPEN_PROFILE;
 
 interface BenchSession {
   id: string;
@@ -388,6 +391,25 @@ async function measureOpening(page: Page, session: BenchSession): Promise<number
   return samples;
 }
 
+/** One more sidebar open of `session`, recorded as a CPU profile (not part of the figures). */
+async function profileOpening(page: Page, session: BenchSession, file: string): Promise<void> {
+  const chat = new ChatPage(page);
+  await chat.newChat();
+  await page.locator('[data-testid="messages"][data-count="0"]').waitFor({ timeout: 30_000 });
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Profiler.enable');
+  await cdp.send('Profiler.setSamplingInterval', { interval: 200 });
+  await cdp.send('Profiler.start');
+  const ms = await page.evaluate(timeOpeningFromSidebar, {
+    title: session.title,
+    lastKey: session.lastKey,
+  });
+  const { profile } = await cdp.send('Profiler.stop');
+  await cdp.detach();
+  await writeFile(file, JSON.stringify(profile));
+  console.log(`Profiled one open of ${session.title}: ${ms.toFixed(0)} ms, ${file}`);
+}
+
 /** The 10,000-message chat: first screen from the sidebar and from its address, then a scroll. */
 async function measureLongChat(
   page: Page,
@@ -403,6 +425,7 @@ async function measureLongChat(
     target: `< ${LONG_OPEN_TARGET_MS} ms`,
     isTargetMet: openSpread.median < LONG_OPEN_TARGET_MS,
   });
+  if (OPEN_PROFILE_FILE) await profileOpening(page, LONG_SESSION, OPEN_PROFILE_FILE);
   const coldSpread = summarizeSamples(await measureColdOpening(context, LONG_SESSION));
   section.figures.push({
     name: `the ${count}-message session, cold load of its address (navigation → last message on screen)`,
@@ -569,7 +592,7 @@ function summarizeScripts(slow: SlowFrame[]): string {
 
 async function main(): Promise<void> {
   const section = createSection('streaming-ui', '5. Streaming UI');
-  await buildApp(DIST, PROFILE_FILE ? ['--minify', 'false'] : []);
+  await buildApp(DIST, PROFILE_FILE || OPEN_PROFILE_FILE ? ['--minify', 'false'] : []);
   const preview = await startAppPreview(DIST, PREVIEW_PORT);
   const llm = await startMockLlm();
   const browser = await launchChromium();

@@ -1,9 +1,9 @@
 import { expect, test } from './fixtures';
+import { readRawRows } from './reliability/raw-rows';
 
 test.describe('the agent loop in the browser', () => {
-  test.beforeEach(async ({ settings, llm }) => {
-    await settings.open();
-    await settings.addProvider({ name: 'Mock', baseUrl: `${llm.url}/v1`, apiKey: 'sk-agent-e2e', model: 'gpt-4o-mini' });
+  test.beforeEach(async ({ seed, llm }) => {
+    await seed.provider({ name: 'Mock', baseUrl: `${llm.url}/v1`, apiKey: 'sk-agent-e2e', model: 'gpt-4o-mini' }, { open: '/#/settings' });
   });
 
   test('a tool-using turn renders its tool block, then the answer', async ({ chat, llm }) => {
@@ -43,8 +43,10 @@ test.describe('the agent loop in the browser', () => {
     await expect(chat.lastAnswer()).toContainText('The first part');
     await expect(page).toHaveURL(/#\/chat\/.+/);
     const chatUrl = page.url();
-    // The checkpointer saves at most once a second; give it a moment to write the partial text.
-    await page.waitForTimeout(1_500);
+    // The checkpointer saves at most once a second: close the tab once the partial text is stored.
+    await expect
+      .poll(async () => (await readRawRows(page)).messages.some((message) => message.role === 'assistant' && message.text.includes('The first part of a long answer')))
+      .toBe(true);
     await page.close();
 
     llm.setScenario({ kind: 'text', text: 'A complete essay this time.' });

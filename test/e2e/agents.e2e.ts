@@ -1,14 +1,14 @@
 import { expect, test } from './fixtures';
 import { AgentsPage } from './pages/agents-page';
-import { OnboardingPage } from './pages/onboarding-page';
 import { ShellPage } from './pages/shell-page';
 
 test('an agent is created, picked for a new chat and shapes the request; duplicate and delete with undo', async ({
+  seed,
   page,
   chat,
   llm,
 }) => {
-  await new OnboardingPage(page).connectCustom({ baseUrl: `${llm.url}/v1`, model: 'gpt-4o-mini' });
+  await seed.customEndpoint({ baseUrl: `${llm.url}/v1`, model: 'gpt-4o-mini' });
   const agents = new AgentsPage(page);
   await agents.open();
   await expect(agents.item('Default')).toContainText('Built-in');

@@ -3,9 +3,8 @@ import { expect, test } from './fixtures';
 const fence = (language: string, code: string): string => ['```' + language, code, '```'].join('\n');
 
 test.describe('artifacts', () => {
-  test.beforeEach(async ({ settings, llm }) => {
-    await settings.open();
-    await settings.addProvider({ name: 'Mock', baseUrl: `${llm.url}/v1`, apiKey: 'sk-artifacts', model: 'mock-model' });
+  test.beforeEach(async ({ seed, llm }) => {
+    await seed.provider({ name: 'Mock', baseUrl: `${llm.url}/v1`, apiKey: 'sk-artifacts', model: 'mock-model' }, { open: '/#/settings' });
   });
 
   test('an HTML answer previews in a sandboxed frame that reads no storage and loads nothing', async ({ page, chat, llm, cspViolations }) => {

@@ -1,10 +1,8 @@
 import { expect, test } from './fixtures';
 
 test.describe('branches', () => {
-  test.beforeEach(async ({ settings, llm }) => {
-    await settings.open();
-    await settings.addProvider({ name: 'Mock A', baseUrl: `${llm.url}/v1`, apiKey: 'sk-branches-a', model: 'model-alpha' });
-    await settings.addProvider({ name: 'Mock B', baseUrl: `${llm.url}/v1`, apiKey: 'sk-branches-b', model: 'model-beta' });
+  test.beforeEach(async ({ seed, llm }) => {
+    await seed.providers([{ name: 'Mock A', baseUrl: `${llm.url}/v1`, apiKey: 'sk-branches-a', model: 'model-alpha' }, { name: 'Mock B', baseUrl: `${llm.url}/v1`, apiKey: 'sk-branches-b', model: 'model-beta' }], { open: '/#/settings' });
   });
 
   test('editing a question makes a branch, and ‹ 1/2 › switches between them', async ({ page, chat }) => {

@@ -5,14 +5,13 @@ const REPLY = 'Hello! I am the mock model, streaming this answer a few character
 const TITLE = 'Greeting the mock model';
 
 test.describe('one chat, end to end', () => {
-  test.beforeEach(async ({ settings, llm }) => {
-    await settings.open();
-    await settings.addProvider({
+  test.beforeEach(async ({ seed, llm }) => {
+    await seed.provider({
       name: 'Mock OpenAI',
       baseUrl: `${llm.url}/v1`,
       apiKey: API_KEY,
       model: 'gpt-4o-mini',
-    });
+    }, { open: '/#/settings' });
   });
 
   test('streams the reply token by token, saves the chat, and shows it again after a reload', async ({

@@ -1,11 +1,10 @@
 import { expect, test } from './fixtures';
 import { InspectorPage } from './pages/inspector-page';
-import { OnboardingPage } from './pages/onboarding-page';
 import { ShellPage } from './pages/shell-page';
 
 test.describe('compaction of long chats', () => {
-  test.beforeEach(async ({ page, llm }) => {
-    await new OnboardingPage(page).connectCustom({ baseUrl: `${llm.url}/v1`, model: 'gpt-4o-mini' });
+  test.beforeEach(async ({ seed, llm }) => {
+    await seed.customEndpoint({ baseUrl: `${llm.url}/v1`, model: 'gpt-4o-mini' });
   });
 
   test('Compact now sends a summary in place of the oldest turns, keeps every message, and Undo compaction brings them back', async ({ page, chat, llm }) => {

@@ -1,10 +1,8 @@
 import { expect, test } from './fixtures';
 
 test.describe('compare mode', () => {
-  test.beforeEach(async ({ settings, llm }) => {
-    await settings.open();
-    await settings.addProvider({ name: 'Mock A', baseUrl: `${llm.url}/v1`, apiKey: 'sk-compare-a', model: 'model-alpha' });
-    await settings.addProvider({ name: 'Mock B', baseUrl: `${llm.url}/v1`, apiKey: 'sk-compare-b', model: 'model-beta' });
+  test.beforeEach(async ({ seed, llm }) => {
+    await seed.providers([{ name: 'Mock A', baseUrl: `${llm.url}/v1`, apiKey: 'sk-compare-a', model: 'model-alpha' }, { name: 'Mock B', baseUrl: `${llm.url}/v1`, apiKey: 'sk-compare-b', model: 'model-beta' }], { open: '/#/settings' });
   });
 
   test('two models answer side by side; one fails on its own; continuing picks the other', async ({ page, chat, llm }) => {

@@ -1,14 +1,13 @@
 import { expect, test } from './fixtures';
 import { AgentsPage } from './pages/agents-page';
 import { InspectorPage } from './pages/inspector-page';
-import { OnboardingPage } from './pages/onboarding-page';
 import { SettingsToolsPage } from './pages/settings-tools-page';
 import { ShellPage } from './pages/shell-page';
 
-test('an agent keeps its upload share and history strategies, and the inspector shows both shares', async ({ page, chat, llm }) => {
+test('an agent keeps its upload share and history strategies, and the inspector shows both shares', async ({ seed, page, chat, llm }) => {
   // Creates, re-opens and edits an agent, then runs a turn: several screens on a shared machine.
   test.setTimeout(60_000);
-  await new OnboardingPage(page).connectCustom({ baseUrl: `${llm.url}/v1`, model: 'gpt-4o-mini' });
+  await seed.customEndpoint({ baseUrl: `${llm.url}/v1`, model: 'gpt-4o-mini' });
   const agents = new AgentsPage(page);
   await agents.open();
   await agents.create({
@@ -64,12 +63,11 @@ test('an agent keeps its upload share and history strategies, and the inspector 
   await expect(inspector.root.getByTestId('budget-shares')).toHaveAttribute('aria-label', /uploads 0 of \d+ tokens reserved/);
 });
 
-test('a tool result too long for the window is truncated, not refused, and the inspector says so', async ({ page, chat, llm, settings }) => {
+test('a tool result too long for the window is truncated, not refused, and the inspector says so', async ({ seed, page, chat, llm, settings }) => {
   // Sets up a provider, a context window and the web tools before a two-step turn.
   test.setTimeout(60_000);
   llm.web.clear();
-  await settings.open();
-  await settings.addProvider({ name: 'Local', baseUrl: `${llm.url}/v1`, apiKey: 'sk-e2e-local', model: 'my-own-model' });
+  await seed.provider({ name: 'Local', baseUrl: `${llm.url}/v1`, apiKey: 'sk-e2e-local', model: 'my-own-model' }, { open: '/#/settings' });
   const card = settings.providerCard('Local');
   await card.getByLabel('Context window for my-own-model').fill('4096');
   await card.getByRole('button', { name: 'Set', exact: true }).click();

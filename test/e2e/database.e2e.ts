@@ -3,14 +3,13 @@ import { join } from 'node:path';
 import { expect, test } from './fixtures';
 
 test.describe('the local database', () => {
-  test.beforeEach(async ({ settings, llm, chat }) => {
-    await settings.open();
-    await settings.addProvider({
+  test.beforeEach(async ({ seed, llm, chat }) => {
+    await seed.provider({
       name: 'Mock',
       baseUrl: `${llm.url}/v1`,
       apiKey: 'sk-db-e2e',
       model: 'gpt-4o-mini',
-    });
+    }, { open: '/#/settings' });
     llm.queueScenarios(
       { kind: 'text', text: 'Stored answer.' },
       { kind: 'text', text: 'Stored chat' },

@@ -55,19 +55,19 @@ async function listModelCache(page: Page): Promise<string[]> {
 
 test.describe('embeddings in the browser', () => {
   test('a self-hosted model downloads with progress and embeds uploaded project files', async ({
+    seed,
     page,
     settings,
     llm,
   }) => {
     // Model load, WASM compile and ingest on a busy two-core machine.
     test.setTimeout(60_000);
-    await settings.open();
-    await settings.addProvider({
+    await seed.provider({
       name: 'Small',
       baseUrl: `${llm.url}/v1`,
       apiKey: 'sk-embed',
       model: SMALL_MODEL,
-    });
+    }, { open: '/#/settings' });
     const card = settings.providerCard('Small');
     await card.getByLabel(`Context window for ${SMALL_MODEL}`).fill('1024');
     await card.getByRole('button', { name: 'Set', exact: true }).click();

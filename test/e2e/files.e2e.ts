@@ -24,14 +24,13 @@ function encodeUtf16Le(text: string): Buffer {
 }
 
 test.describe('project files', () => {
-  test.beforeEach(async ({ settings, llm }) => {
-    await settings.open();
-    await settings.addProvider({
+  test.beforeEach(async ({ seed, llm }) => {
+    await seed.provider({
       name: 'Mock',
       baseUrl: `${llm.url}/v1`,
       apiKey: 'sk-files-e2e',
       model: 'gpt-4o-mini',
-    });
+    }, { open: '/#/settings' });
   });
 
   test('files are read side by side, each with its own bar and Cancel, and odd files are named plainly', async ({

@@ -3,7 +3,6 @@ import AxeBuilder from '@axe-core/playwright';
 import type { Locator, Page } from '@playwright/test';
 import { AgentsPage } from './pages/agents-page';
 import { InspectorPage } from './pages/inspector-page';
-import { OnboardingPage } from './pages/onboarding-page';
 import { ProjectPage } from './pages/project-page';
 import { ShellPage } from './pages/shell-page';
 
@@ -47,8 +46,8 @@ async function offerInstall(page: Page): Promise<void> {
 }
 
 test.describe('a first chat', () => {
-  test.beforeEach(async ({ page, llm }) => {
-    await new OnboardingPage(page).connectCustom({ baseUrl: `${llm.url}/v1`, model: 'gpt-4o-mini' });
+  test.beforeEach(async ({ seed, llm }) => {
+    await seed.customEndpoint({ baseUrl: `${llm.url}/v1`, model: 'gpt-4o-mini' });
   });
 
   test('titles the chat in plain words, without the Markdown of the question or the model', async ({ page, chat, llm }) => {
@@ -152,9 +151,9 @@ test.describe('a first chat', () => {
 });
 
 for (const size of WIDTHS) {
-  test(`the Offline and Install notices cover none of the top bar's buttons (${size.name})`, async ({ page, context, llm }) => {
+  test(`the Offline and Install notices cover none of the top bar's buttons (${size.name})`, async ({ seed, page, context, llm }) => {
     await page.setViewportSize({ width: size.width, height: size.height });
-    await new OnboardingPage(page).connectCustom({ baseUrl: `${llm.url}/v1`, model: 'gpt-4o-mini' });
+    await seed.customEndpoint({ baseUrl: `${llm.url}/v1`, model: 'gpt-4o-mini' });
     await offerInstall(page);
     await context.setOffline(true);
     const offline = page.getByTestId('connectivity');
@@ -173,9 +172,9 @@ for (const size of WIDTHS) {
 }
 
 for (const size of WIDTHS) {
-  test(`a sent question shows its files as chips that open the file (${size.name})`, async ({ page, chat, llm }) => {
+  test(`a sent question shows its files as chips that open the file (${size.name})`, async ({ seed, page, chat, llm }) => {
     await page.setViewportSize({ width: size.width, height: size.height });
-    await new OnboardingPage(page).connectCustom({ baseUrl: `${llm.url}/v1`, model: 'gpt-4o-mini' });
+    await seed.customEndpoint({ baseUrl: `${llm.url}/v1`, model: 'gpt-4o-mini' });
     // A long name with a direction override: shown escaped, cut short, never wider than the screen.
     const name = 'quarterly-report-for-the-whole-team-2026\u202Efdp.txt';
     await page.getByLabel('Attach files to the message').setInputFiles({ name, mimeType: 'text/plain', buffer: Buffer.from('The kettle is on.') });
@@ -198,9 +197,9 @@ for (const size of WIDTHS) {
     await expect(viewer).toContainText('The kettle is on.');
   });
 
-  test(`the composer shows the draft and context figures from the start (${size.name})`, async ({ page, llm }) => {
+  test(`the composer shows the draft and context figures from the start (${size.name})`, async ({ seed, page, llm }) => {
     await page.setViewportSize({ width: size.width, height: size.height });
-    await new OnboardingPage(page).connectCustom({ baseUrl: `${llm.url}/v1`, model: 'gpt-4o-mini' });
+    await seed.customEndpoint({ baseUrl: `${llm.url}/v1`, model: 'gpt-4o-mini' });
     const figures = /^\d+(\.\d)?k? \/ 128k$/;
     await expect(page.getByTestId('draft-tokens')).toHaveText('0');
     await expect(page.getByTestId('context-tokens')).toHaveText(figures);
@@ -208,9 +207,9 @@ for (const size of WIDTHS) {
   });
 }
 
-test('an existing chat shows its context figure at once on desktop: opened by its address, reloaded, switched to', async ({ page, chat, llm, context }) => {
+test('an existing chat shows its context figure at once on desktop: opened by its address, reloaded, switched to', async ({ seed, page, chat, llm, context }) => {
   await page.setViewportSize({ width: 1280, height: 800 });
-  await new OnboardingPage(page).connectCustom({ baseUrl: `${llm.url}/v1`, model: 'gpt-4o-mini' });
+  await seed.customEndpoint({ baseUrl: `${llm.url}/v1`, model: 'gpt-4o-mini' });
   const figure = page.getByTestId('context-tokens');
   const figures = /^\d+(\.\d)?k? \/ 128k$/;
   /** The figure once the preview after the answer has come back: two reads apart agree. */
@@ -268,9 +267,9 @@ test('an existing chat shows its context figure at once on desktop: opened by it
 });
 
 for (const size of WIDTHS) {
-  test(`message actions are icon buttons named by label and tooltip, shown on hover and focus (${size.name})`, async ({ page, chat, llm }) => {
+  test(`message actions are icon buttons named by label and tooltip, shown on hover and focus (${size.name})`, async ({ seed, page, chat, llm }) => {
     await page.setViewportSize({ width: size.width, height: size.height });
-    await new OnboardingPage(page).connectCustom({ baseUrl: `${llm.url}/v1`, model: 'gpt-4o-mini' });
+    await seed.customEndpoint({ baseUrl: `${llm.url}/v1`, model: 'gpt-4o-mini' });
     llm.setScenario({ kind: 'text', text: 'Paris.' });
     await chat.send('What is the capital of France?');
     await expect(chat.lastAnswer()).toHaveAttribute('data-status', 'complete');
@@ -335,8 +334,8 @@ for (const size of WIDTHS) {
 }
 
 test.describe('wording a newcomer reads', () => {
-  test.beforeEach(async ({ page, llm }) => {
-    await new OnboardingPage(page).connectCustom({ baseUrl: `${llm.url}/v1`, model: 'gpt-4o-mini', apiKey: '' });
+  test.beforeEach(async ({ seed, llm }) => {
+    await seed.customEndpoint({ baseUrl: `${llm.url}/v1`, model: 'gpt-4o-mini', apiKey: '' });
   });
 
   test('provider settings speak plainly: no "key no key", counted models, each kind its own example', async ({ page, settings, llm }) => {
@@ -365,9 +364,9 @@ test.describe('wording a newcomer reads', () => {
 });
 
 for (const size of WIDTHS) {
-  test(`a settings section link brings that section to the top, under the top bar (${size.name})`, async ({ page, settings, llm }) => {
+  test(`a settings section link brings that section to the top, under the top bar (${size.name})`, async ({ seed, page, settings, llm }) => {
     await page.setViewportSize({ width: size.width, height: size.height });
-    await new OnboardingPage(page).connectCustom({ baseUrl: `${llm.url}/v1`, model: 'gpt-4o-mini' });
+    await seed.customEndpoint({ baseUrl: `${llm.url}/v1`, model: 'gpt-4o-mini' });
     await settings.open();
     const topBar = page.getByTestId('screen-title');
     const topBarBottom = async (): Promise<number> => (await topBar.boundingBox())?.y ?? -1;

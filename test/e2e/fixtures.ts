@@ -2,6 +2,7 @@ import { test as base, expect } from '@playwright/test';
 import { startMockLlm, type MockLlm } from '../mock-llm/server';
 import { ChatPage } from './pages/chat-page';
 import { SettingsPage } from './pages/settings-page';
+import { SeedData } from './support/seed';
 import { placesHolding, readStoredText } from './support/stored-text';
 
 interface WorkerFixtures {
@@ -13,6 +14,8 @@ interface TestFixtures {
   llm: MockLlm;
   chat: ChatPage;
   settings: SettingsPage;
+  /** Providers (and other preconditions) stored straight into IndexedDB, without the forms. */
+  seed: SeedData;
   /** Automatic: fails the test when the page or a worker reported a Content-Security-Policy violation. */
   cspViolations: string[];
   /** Automatic: fails the test when Cache Storage holds anything from another origin. */
@@ -55,6 +58,9 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
   },
   settings: async ({ page }, use) => {
     await use(new SettingsPage(page));
+  },
+  seed: async ({ page }, use) => {
+    await use(new SeedData(page));
   },
   cspViolations: [
     async ({ page }, use) => {

@@ -18,9 +18,8 @@ type AnthropicBody = {
   messages: Array<{ role: string; content: Array<{ type: string; text?: string; cache_control?: unknown }> }>;
 };
 
-test.beforeEach(async ({ settings, llm }) => {
-  await settings.open();
-  await settings.addProvider({ kind: 'anthropic', name: 'Claude', baseUrl: `${llm.url}/v1`, apiKey: KEY, model: MODEL });
+test.beforeEach(async ({ seed, llm }) => {
+  await seed.provider({ kind: 'anthropic', name: 'Claude', baseUrl: `${llm.url}/v1`, apiKey: KEY, model: MODEL }, { open: '/#/settings' });
 });
 
 test("an agent's generation settings and cache-friendly order shape the request", async ({ page, chat, llm }) => {

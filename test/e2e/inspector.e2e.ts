@@ -4,8 +4,8 @@ import { OnboardingPage } from './pages/onboarding-page';
 import { ShellPage } from './pages/shell-page';
 
 test.describe('the context inspector and the token meter', () => {
-  test.beforeEach(async ({ page, llm }) => {
-    await new OnboardingPage(page).connectCustom({ baseUrl: `${llm.url}/v1`, model: 'gpt-4o-mini' });
+  test.beforeEach(async ({ seed, llm }) => {
+    await seed.customEndpoint({ baseUrl: `${llm.url}/v1`, model: 'gpt-4o-mini' });
   });
 
   test('shows the next request as it would be sent and the last one, labelled by kind with tokens', async ({ page, chat, llm }) => {

@@ -24,15 +24,14 @@ async function holdChunk(page: Page, pattern: string): Promise<{ release: () => 
 
 test.describe('code loaded on demand', () => {
   test('an answer reads as plain text until the renderer arrives, and shows TeX until KaTeX does', async ({
+    seed,
     page,
-    settings,
     chat,
     llm,
   }) => {
     const markdown = await holdChunk(page, '**/assets/markdown-*.js');
     const katex = await holdChunk(page, '**/assets/math-katex-*.js');
-    await settings.open();
-    await settings.addProvider({ name: 'Mock', baseUrl: `${llm.url}/v1`, apiKey: 'sk-lazy-e2e', model: 'gpt-4o-mini' });
+    await seed.provider({ name: 'Mock', baseUrl: `${llm.url}/v1`, apiKey: 'sk-lazy-e2e', model: 'gpt-4o-mini' }, { open: '/#/settings' });
     llm.queueScenarios({ kind: 'text', text: 'Euler wrote **this**: $e^{i\\pi}+1=0$' });
     await chat.newChat();
     await chat.send('show me math');

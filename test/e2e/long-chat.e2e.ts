@@ -5,14 +5,13 @@ const MESSAGE_COUNT = 1000;
 const SESSION_ID = 'long-session';
 
 test('a 1,000-message chat opens at its newest message, renders only what is near the viewport, and scrolls', async ({
+  seed,
   page,
   chat,
-  settings,
   llm,
 }) => {
-  // Opening Settings creates (and upgrades) the app's database; a provider leaves onboarding.
-  await settings.open();
-  await settings.addProvider({ name: 'Mock', baseUrl: `${llm.url}/v1`, apiKey: 'sk-long-e2e', model: 'gpt-4o-mini' });
+  // The seed's first load creates (and upgrades) the app's database; a provider leaves onboarding.
+  await seed.provider({ name: 'Mock', baseUrl: `${llm.url}/v1`, apiKey: 'sk-long-e2e', model: 'gpt-4o-mini' }, { open: '/#/settings' });
   await page.evaluate(seedSessionRows, {
     sessionId: SESSION_ID,
     title: 'A very long chat',

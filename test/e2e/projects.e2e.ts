@@ -23,9 +23,8 @@ async function saveScreenshots(page: Page, name: string): Promise<void> {
 }
 
 test.describe('projects and attachments', () => {
-  test.beforeEach(async ({ page, settings, llm }) => {
-    await settings.open();
-    await settings.addProvider({ name: 'Mock', baseUrl: `${llm.url}/v1`, apiKey: 'sk-projects', model: 'gpt-4o-mini' });
+  test.beforeEach(async ({ seed, page, llm }) => {
+    await seed.provider({ name: 'Mock', baseUrl: `${llm.url}/v1`, apiKey: 'sk-projects', model: 'gpt-4o-mini' }, { open: '/#/settings' });
     await page.getByLabel('Allow downloading model files').uncheck();
   });
 

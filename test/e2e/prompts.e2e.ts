@@ -1,10 +1,9 @@
 import { expect, test } from './fixtures';
-import { OnboardingPage } from './pages/onboarding-page';
 import { PromptsPage } from './pages/prompts-page';
 import { ShellPage } from './pages/shell-page';
 
-test('a saved prompt with two variables is found with /, filled in and sent', async ({ page, chat, llm }) => {
-  await new OnboardingPage(page).connectCustom({ baseUrl: `${llm.url}/v1`, model: 'gpt-4o-mini' });
+test('a saved prompt with two variables is found with /, filled in and sent', async ({ seed, page, chat, llm }) => {
+  await seed.customEndpoint({ baseUrl: `${llm.url}/v1`, model: 'gpt-4o-mini' });
   const prompts = new PromptsPage(page);
   await prompts.open();
   await page.getByRole('button', { name: 'New prompt' }).click();
@@ -48,8 +47,8 @@ test('a saved prompt with two variables is found with /, filled in and sent', as
   await expect(chat.composer).toHaveValue('Summarise this in three bullet points.');
 });
 
-test('a saved prompt is edited and deleted, with undo', async ({ page, llm }) => {
-  await new OnboardingPage(page).connectCustom({ baseUrl: `${llm.url}/v1`, model: 'gpt-4o-mini' });
+test('a saved prompt is edited and deleted, with undo', async ({ seed, page, llm }) => {
+  await seed.customEndpoint({ baseUrl: `${llm.url}/v1`, model: 'gpt-4o-mini' });
   const prompts = new PromptsPage(page);
   await prompts.open();
   await prompts.create('Summarise', 'Summarise this in three bullet points.');

@@ -164,21 +164,20 @@ test.describe('installable app', () => {
   });
 
   test('works offline: the app reloads, stored chats open, and a send fails clearly without losing anything', async ({
+    seed,
     page,
     context,
-    settings,
     chat,
     llm,
   }) => {
-    await settings.open();
-    const activeState = await waitForServiceWorker(page);
-    expect(activeState).toBe('activated');
-    await settings.addProvider({
+    await seed.provider({
       name: 'Mock OpenAI',
       baseUrl: `${llm.url}/v1`,
       apiKey: API_KEY,
       model: 'gpt-4o-mini',
-    });
+    }, { open: '/#/settings' });
+    const activeState = await waitForServiceWorker(page);
+    expect(activeState).toBe('activated');
 
     // A chat made online, across origins under COEP credentialless.
     llm.setScenario({ kind: 'text', text: 'Stored answer for the train.' });
@@ -231,22 +230,21 @@ test.describe('installable app', () => {
   });
 
   test('works offline: a stored project opens, its file reads in the viewer, its files and the chats are searched', async ({
+    seed,
     page,
     context,
-    settings,
     chat,
     llm,
   }) => {
     // Upload, a stored answer and two reloads on a busy two-core machine.
     test.setTimeout(60_000);
-    await settings.open();
-    expect(await waitForServiceWorker(page)).toBe('activated');
-    await settings.addProvider({
+    await seed.provider({
       name: 'Mock OpenAI',
       baseUrl: `${llm.url}/v1`,
       apiKey: API_KEY,
       model: 'gpt-4o-mini',
-    });
+    }, { open: '/#/settings' });
+    expect(await waitForServiceWorker(page)).toBe('activated');
     // No embedding model here: the upload is indexed for keyword search without a download.
     await page.getByLabel('Allow downloading model files').uncheck();
 
@@ -361,19 +359,18 @@ test.describe('installable app', () => {
   });
 
   test('offers a new version and reloads only after the person accepts and the answer has finished', async ({
+    seed,
     page,
-    settings,
     chat,
     llm,
   }) => {
-    await settings.open();
-    await waitForServiceWorker(page);
-    await settings.addProvider({
+    await seed.provider({
       name: 'Mock OpenAI',
       baseUrl: `${llm.url}/v1`,
       apiKey: API_KEY,
       model: 'gpt-4o-mini',
-    });
+    }, { open: '/#/settings' });
+    await waitForServiceWorker(page);
     // A returning visit: the page starts under the installed worker, as after any deploy.
     await page.reload();
     await chat.newChat();

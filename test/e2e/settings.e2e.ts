@@ -5,9 +5,8 @@ const API_KEY = 'sk-e2e-settings-key';
 const SCREENSHOT_DIR = 'test-results/screenshots';
 
 test.describe('Settings', () => {
-  test.beforeEach(async ({ settings, llm }) => {
-    await settings.open();
-    await settings.addProvider({ kind: 'openai', name: 'Mock OpenAI', baseUrl: `${llm.url}/v1`, apiKey: API_KEY, model: 'gpt-4o-mini' });
+  test.beforeEach(async ({ seed, llm }) => {
+    await seed.provider({ kind: 'openai', name: 'Mock OpenAI', baseUrl: `${llm.url}/v1`, apiKey: API_KEY, model: 'gpt-4o-mini' }, { open: '/#/settings' });
   });
 
   test('an edited system prompt is sent with the next message; Reset brings back the default', async ({ page, settings, chat, llm }) => {

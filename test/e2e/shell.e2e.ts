@@ -2,34 +2,47 @@ import { expect, test } from './fixtures';
 import type { MockLlm } from '../mock-llm/server';
 import type { Page } from '@playwright/test';
 import type { ChatPage } from './pages/chat-page';
-import { OnboardingPage } from './pages/onboarding-page';
 import { ShellPage } from './pages/shell-page';
 
-async function startChat(page: Page, chat: ChatPage, llm: MockLlm, question: string, answer: string): Promise<void> {
+/**
+ * Starts a chat and returns its title once the model has named it (the mock answers the title
+ * request with the same text: its first line, plain, less its final period): renaming before that would race the
+ * model-written title.
+ */
+async function startChat(page: Page, chat: ChatPage, llm: MockLlm, question: string, answer: string): Promise<string> {
   llm.setScenario({ kind: 'text', text: answer });
   await page.keyboard.press('Control+Shift+O');
   await chat.send(question);
   await expect(chat.lastAnswer()).toHaveAttribute('data-status', 'complete');
   await expect(page).toHaveURL(/#\/chat\/.+/);
+  const title = (answer.split('\n')[0] ?? '').replaceAll('**', '').replace(/\.$/, '');
+  await expect(new ShellPage(page).sidebar.getByRole('link', { name: title, exact: true })).toBeVisible();
+  return title;
 }
 
 test.describe('the app shell', () => {
-  test.beforeEach(async ({ page, llm }) => {
-    await new OnboardingPage(page).connectCustom({ baseUrl: `${llm.url}/v1`, model: 'gpt-4o-mini' });
+  test.beforeEach(async ({ seed, llm }) => {
+    await seed.provider({ baseUrl: `${llm.url}/v1`, model: 'gpt-4o-mini', apiKey: 'sk-e2e' });
   });
 
-  test('renames, pins, searches and deletes chats with undo', async ({ page, chat, llm }) => {
-    const shell = new ShellPage(page);
-    await startChat(page, chat, llm, 'Tell me about zebras', 'Zebras have stripes.');
-    await shell.rename(await shell.sidebar.getByRole('link', { name: /zebras|stripes/i }).first().innerText(), 'Zebra facts');
-    await startChat(page, chat, llm, 'How do volcanoes form?', 'Magma rises through the crust.');
-    await shell.rename(await shell.sidebar.getByRole('link', { name: /volcano|magma/i }).first().innerText(), 'Volcanoes');
+  /** Two chats, renamed to known titles; the newest is listed first. */
+  async function startTwoChats(page: Page, chat: ChatPage, llm: MockLlm, shell: ShellPage): Promise<void> {
+    await shell.rename(await startChat(page, chat, llm, 'Tell me about zebras', 'Zebras have stripes.'), 'Zebra facts');
+    await shell.rename(await startChat(page, chat, llm, 'How do volcanoes form?', 'Magma rises through the crust.'), 'Volcanoes');
+  }
 
+  test('renamed chats are listed newest first under Today, and a pinned one moves to Pinned', async ({ page, chat, llm }) => {
+    const shell = new ShellPage(page);
+    await startTwoChats(page, chat, llm, shell);
     await expect(shell.group('Today').getByRole('link')).toHaveText(['Volcanoes', 'Zebra facts']);
     await shell.sessionAction('Zebra facts', 'Pin');
     await expect(shell.group('Pinned').getByRole('link')).toHaveText([/Zebra facts/]);
+    await expect(shell.group('Today').getByRole('link')).toHaveText(['Volcanoes']);
+  });
 
-    // Search finds message text (not only titles) and opens the chat.
+  test('search finds message text, not only titles, and opens the chat', async ({ page, chat, llm }) => {
+    const shell = new ShellPage(page);
+    await startTwoChats(page, chat, llm, shell);
     const hits = await shell.search('magma');
     await expect(hits).toHaveCount(1);
     await expect(hits.first()).toContainText('Volcanoes');
@@ -37,14 +50,22 @@ test.describe('the app shell', () => {
     await hits.first().click();
     await expect(shell.searchDialog).toBeHidden();
     await expect(chat.userMessages()).toHaveText(['How do volcanoes form?']);
+  });
 
-    // Delete, then Undo: the chat comes back untouched.
+  test('a deleted chat comes back untouched with Undo', async ({ page, chat, llm }) => {
+    const shell = new ShellPage(page);
+    await shell.rename(await startChat(page, chat, llm, 'How do volcanoes form?', 'Magma rises through the crust.'), 'Volcanoes');
     await shell.sessionAction('Volcanoes', 'Delete');
     await expect(shell.sidebar.getByRole('link', { name: 'Volcanoes' })).toHaveCount(0);
     await shell.undo(/Deleted "Volcanoes"/);
-    await expect(shell.sidebar.getByRole('link', { name: 'Volcanoes' })).toBeVisible();
+    await shell.sidebar.getByRole('link', { name: 'Volcanoes' }).click();
+    await expect(chat.userMessages()).toHaveText(['How do volcanoes form?']);
+    await expect(chat.lastAnswer()).toContainText('Magma rises through the crust.');
+  });
 
-    // Delete for real: gone after the toast, and still gone after a reload.
+  test('a deleted chat is gone for good once its Undo toast has gone, also after a reload', async ({ page, chat, llm }) => {
+    const shell = new ShellPage(page);
+    await startTwoChats(page, chat, llm, shell);
     await shell.sessionAction('Zebra facts', 'Delete');
     await expect(shell.toast(/Deleted "Zebra facts"/)).toBeHidden({ timeout: 12_000 });
     await page.reload();

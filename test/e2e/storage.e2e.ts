@@ -5,9 +5,8 @@ import { SettingsStoragePage } from './pages/settings-storage-page';
 const API_KEY = 'sk-e2e-storage-key';
 
 test.describe('Settings › Storage', () => {
-  test.beforeEach(async ({ settings, chat, llm }) => {
-    await settings.open();
-    await settings.addProvider({ kind: 'openai', name: 'Mock OpenAI', baseUrl: `${llm.url}/v1`, apiKey: API_KEY, model: 'gpt-4o-mini' });
+  test.beforeEach(async ({ seed, chat, llm }) => {
+    await seed.provider({ kind: 'openai', name: 'Mock OpenAI', baseUrl: `${llm.url}/v1`, apiKey: API_KEY, model: 'gpt-4o-mini' }, { open: '/#/settings' });
     llm.queueScenarios({ kind: 'text', text: 'Saved answer about llamas.' });
     await chat.newChat();
     await chat.send('Tell me about llamas');

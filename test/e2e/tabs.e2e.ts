@@ -22,9 +22,8 @@ async function startEndlessAnswer(chat: ChatPage, llm: MockLlm, question: string
 
 /** Two tabs of the same browser: same origin, same IndexedDB, same Web Locks. */
 test.describe('two tabs on one chat', () => {
-  test.beforeEach(async ({ settings, llm }) => {
-    await settings.open();
-    await settings.addProvider({ name: 'Mock', baseUrl: `${llm.url}/v1`, apiKey: 'sk-tabs-e2e', model: 'gpt-4o-mini' });
+  test.beforeEach(async ({ seed, llm }) => {
+    await seed.provider({ name: 'Mock', baseUrl: `${llm.url}/v1`, apiKey: 'sk-tabs-e2e', model: 'gpt-4o-mini' }, { open: '/#/settings' });
   });
 
   test('a send refused because another tab is answering keeps the text and the files, and says why', async ({

@@ -1,9 +1,8 @@
 import { expect, test } from './fixtures';
 
 test.describe('usage screen', () => {
-  test('after two answers it shows their tokens and cost, per chat and per provider, and draws the chart', async ({ page, settings, chat, llm }) => {
-    await settings.open();
-    await settings.addProvider({ kind: 'openai', name: 'Mock OpenAI', baseUrl: `${llm.url}/v1`, apiKey: 'sk-usage-key', model: 'gpt-4o-mini' });
+  test('after two answers it shows their tokens and cost, per chat and per provider, and draws the chart', async ({ seed, page, chat, llm }) => {
+    await seed.provider({ kind: 'openai', name: 'Mock OpenAI', baseUrl: `${llm.url}/v1`, apiKey: 'sk-usage-key', model: 'gpt-4o-mini' }, { open: '/#/settings' });
 
     // gpt-4o-mini: $0.15 input, $0.075 cached input, $0.60 output per million tokens.
     // First: 600 × 0.15 + 400 × 0.075 + 500 × 0.6 = $0.00042; second: 2000 × 0.15 + 1000 × 0.6 = $0.0009.

@@ -1,14 +1,14 @@
 import { expect, test } from './fixtures';
-import { OnboardingPage } from './pages/onboarding-page';
 import { installFakeSpeech, type FakeSpeechWindow } from './support/fake-speech';
 
 test('dictation fills the composer with interim then final words, and Read aloud speaks the answer without Markdown', async ({
+  seed,
   page,
   chat,
   llm,
 }) => {
   await page.addInitScript(installFakeSpeech);
-  await new OnboardingPage(page).connectCustom({ baseUrl: `${llm.url}/v1`, model: 'gpt-4o-mini' });
+  await seed.customEndpoint({ baseUrl: `${llm.url}/v1`, model: 'gpt-4o-mini' });
   await chat.composer.fill('Note:');
   await page.getByRole('button', { name: 'Dictate' }).click();
   await expect(page.getByRole('button', { name: 'Stop dictation' })).toHaveAttribute('aria-pressed', 'true');
@@ -36,9 +36,9 @@ test('dictation fills the composer with interim then final words, and Read aloud
     .toEqual(['Answer\nThe tallest tree is a Douglas fir.']);
 });
 
-test('a dictation the browser refuses says why, keeps what was typed and can be started again', async ({ page, chat, llm }) => {
+test('a dictation the browser refuses says why, keeps what was typed and can be started again', async ({ seed, page, chat, llm }) => {
   await page.addInitScript(installFakeSpeech);
-  await new OnboardingPage(page).connectCustom({ baseUrl: `${llm.url}/v1`, model: 'gpt-4o-mini' });
+  await seed.customEndpoint({ baseUrl: `${llm.url}/v1`, model: 'gpt-4o-mini' });
   await chat.composer.fill('Draft');
   await page.getByRole('button', { name: 'Dictate' }).click();
   await expect(page.getByRole('button', { name: 'Stop dictation' })).toHaveAttribute('aria-pressed', 'true');
@@ -50,7 +50,7 @@ test('a dictation the browser refuses says why, keeps what was typed and can be 
   await expect(page.getByRole('button', { name: 'Stop dictation' })).toHaveAttribute('aria-pressed', 'true');
 });
 
-test('Dictate and Read aloud are hidden where the browser has no speech APIs', async ({ page, chat, llm }) => {
+test('Dictate and Read aloud are hidden where the browser has no speech APIs', async ({ seed, page, chat, llm }) => {
   await page.addInitScript(() => {
     const scope = window as unknown as Record<string, unknown>;
     delete scope.SpeechRecognition;
@@ -60,7 +60,7 @@ test('Dictate and Read aloud are hidden where the browser has no speech APIs', a
     delete (Window.prototype as unknown as Record<string, unknown>).speechSynthesis;
     delete scope.SpeechSynthesisUtterance;
   });
-  await new OnboardingPage(page).connectCustom({ baseUrl: `${llm.url}/v1`, model: 'gpt-4o-mini' });
+  await seed.customEndpoint({ baseUrl: `${llm.url}/v1`, model: 'gpt-4o-mini' });
   llm.setScenario({ kind: 'text', text: 'Hello.' });
   await chat.send('hi');
   await expect(chat.lastAnswer()).toContainText('Hello.');

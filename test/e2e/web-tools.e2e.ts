@@ -4,10 +4,9 @@ import { SettingsToolsPage } from './pages/settings-tools-page';
 const API_KEY = 'sk-e2e-web-key';
 
 test.describe('web tools and MCP servers', () => {
-  test.beforeEach(async ({ settings, llm }) => {
+  test.beforeEach(async ({ seed, llm }) => {
     llm.web.clear();
-    await settings.open();
-    await settings.addProvider({ kind: 'openai', name: 'Mock OpenAI', baseUrl: `${llm.url}/v1`, apiKey: API_KEY, model: 'gpt-4o-mini' });
+    await seed.provider({ kind: 'openai', name: 'Mock OpenAI', baseUrl: `${llm.url}/v1`, apiKey: API_KEY, model: 'gpt-4o-mini' }, { open: '/#/settings' });
   });
 
   test('the model searches (SearXNG), opens two pages and answers citing them', async ({ page, chat, llm }) => {

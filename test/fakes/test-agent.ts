@@ -69,6 +69,10 @@ export class TestAgent {
       locks?: SessionLocks;
       shouldGenerateTitles?: boolean;
       db?: CarrelDb;
+      /** Milliseconds the clock moves on every read (10; 0 freezes it, as on a fast machine). */
+      clockStepMs?: number;
+      /** Ids (default: a counter, so they sort in the order they were made). */
+      newId?: () => string;
       /** The per-turn web/MCP tool loader, as the worker passes loadTurnToolKit. */
       loadTurnTools?: AgentHostDeps['loadTurnTools'];
       /** The project search's query embedder (keyword search only without one). */
@@ -83,7 +87,7 @@ export class TestAgent {
         dexie: { indexedDB, IDBKeyRange },
       }));
     const tokens = await createTokenCounter();
-    const clock = createSteppingClock();
+    const clock = createSteppingClock(undefined, options.clockStepMs);
     const llm = new ScriptedLlmClient();
     const scheduler = new ManualScheduler();
     let id = 0;
@@ -94,7 +98,7 @@ export class TestAgent {
       tokens,
       clock,
       scheduler,
-      ids: { newId: () => `${idPrefix}-${++id}` },
+      ids: { newId: options.newId ?? (() => `${idPrefix}-${++id}`) },
       locks: options.locks ?? createMemorySessionLocks(),
       shouldGenerateTitles: options.shouldGenerateTitles ?? false,
       ...(options.tools ? { tools: options.tools } : {}),

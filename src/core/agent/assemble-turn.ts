@@ -36,6 +36,7 @@ import {
 } from '../model';
 import type {
   AgentStore,
+  ChatHistorySearch,
   Clock,
   ConfirmationPort,
   MessageStore,
@@ -51,6 +52,7 @@ import { scopeProject, type ProjectFilesPort, type ProjectScope } from './projec
 import { resolveGeneration, type ResolvedGeneration } from './resolve-generation';
 import type { LoopDeps } from './run-llm-loop';
 import { selectProjectTools } from './tools/project-tools';
+import { selectChatTools } from './tools/search-chats.tool';
 import { toToolDefinition, type Tool } from './tools/tool';
 
 /** The learned correction of our token estimates, per provider and model, for one turn. */
@@ -86,6 +88,8 @@ export interface TurnPorts {
   loadTools(confirmation: ConfirmationPort, signal: AbortSignal): Promise<TurnToolSource>;
   /** Tools on offer in every turn, before the project's and the configured ones. */
   baseTools?: readonly Tool[];
+  /** The user's chats, for the opt-in search_chats tool; absent: the tool is never offered. */
+  chatHistory?: ChatHistorySearch;
 }
 
 /** A turn's inputs, resolved once for every model that answers it. */
@@ -238,7 +242,13 @@ function offeredTools(turn: ResolvedTurn, project: ProjectScope | null, model: M
         reader: ports.projectFiles.reader,
       })
     : [];
-  return [...(ports.baseTools ?? []), ...projectTools, ...turn.toolSource.toolsFor({ agent: turn.agent, chain: turn.chain })];
+  const chatTools = selectChatTools({ agent: turn.agent, search: ports.chatHistory, sessionId: turn.session?.id ?? null });
+  return [
+    ...(ports.baseTools ?? []),
+    ...projectTools,
+    ...chatTools,
+    ...turn.toolSource.toolsFor({ agent: turn.agent, chain: turn.chain }),
+  ];
 }
 
 /* ---- The preview: "what would be sent now", through the same assembly as a send. ---- */

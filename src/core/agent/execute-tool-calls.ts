@@ -138,12 +138,13 @@ function toToolResult(
     content,
     isError: false,
     tokenCount: context.tokens.count(content),
-    documents: numbered.map(({ number, title, fileId, url, location }) => ({
+    documents: numbered.map(({ number, title, fileId, url, location, chat }) => ({
       number,
       title,
       ...(fileId ? { fileId } : {}),
       ...(url ? { url } : {}),
       ...(location ? { location } : {}),
+      ...(chat ? { chat: { sessionId: chat.sessionId, messageId: chat.messageId } } : {}),
     })),
   };
   return { result, nextNumber };

@@ -29,6 +29,7 @@ import type {
 import type { AssembledContext } from '../context';
 import { prepareContext, resolveTurn, type ResolvedTurn, type TurnPorts } from './assemble-turn';
 import { Checkpointer } from './checkpointer';
+import { buildFusePrompt, selectFuseCandidates, type FuseCandidate } from './fuse-answers';
 import { createEmitter, type PacketSink } from './emitter';
 import type { ExecuteContext } from './execute-tool-calls';
 import { runLlmLoop, type LoopOutcome } from './run-llm-loop';
@@ -54,9 +55,14 @@ export const sendMessageRequestSchema = z.object({
    * memory. An existing chat stays where it is kept.
    */
   isTemporary: z.boolean().optional(),
+  /** Merge these compared answers to `retryOf` into one new answer, written by the one model. */
+  fuseOf: z.array(z.string().min(1)).min(2).max(MAX_COMPARE_MODELS).optional(),
 }).refine((request) => request.retryOf !== undefined || request.text.trim().length > 0, {
   message: 'The message is empty.',
   path: ['text'],
+}).refine((request) => request.fuseOf === undefined || (request.retryOf !== undefined && request.models.length === 1), {
+  message: 'Merging answers needs the question they answer and one model to write the merged answer.',
+  path: ['fuseOf'],
 });
 export type SendMessageRequest = z.input<typeof sendMessageRequestSchema>;
 
@@ -201,17 +207,24 @@ export async function processMessage(
     chain = [...parentChain, userMessage];
   }
   const isFirstTurn = chain.length === 1;
+  // Merging: the model answers the question with the compared answers in front of it.
+  const fused = request.fuseOf === undefined ? null : await loadFuseCandidates(request.fuseOf, userMessage, deps);
+  const turnChain = fused === null ? chain : [...chain.slice(0, -1), fusedQuestion(userMessage, fused, deps.tokens)];
 
-  const turn = await resolveTurn({ chain, session, agentId: session.agentId, projectId: session.projectId }, deps.turn, {
+  const turn = await resolveTurn({ chain: turnChain, session, agentId: session.agentId, projectId: session.projectId }, deps.turn, {
     confirmation: deps.confirmation,
     signal,
   });
 
+  // Compared answers are stamped a millisecond apart in the order of the models: siblings sort
+  // by time, so their branches read 1/n, 2/n… in the order the models were chosen.
+  const answeredAt = deps.clock.now();
   const outcomes = await Promise.all(
     request.models.map((modelRef, modelIndex) =>
       runModel({
         modelRef,
         modelIndex,
+        createdAt: answeredAt + modelIndex,
         provider: providers[modelIndex] as ProviderConfig,
         session,
         userMessage,
@@ -219,6 +232,7 @@ export async function processMessage(
         deps,
         sink,
         signal: modelAborts.signalFor(modelIndex, signal),
+        fusedFrom: fused?.map(({ messageId, model }) => ({ messageId, ...(model ? { model } : {}) })) ?? null,
       }),
     ),
   );
@@ -249,6 +263,9 @@ interface RunModelArgs {
   deps: AgentDeps;
   sink: PacketSink;
   signal: AbortSignal;
+  /** A merged answer's sources; null for an ordinary answer. */
+  fusedFrom: AssistantMessage['fusedFrom'] | null;
+  createdAt: number;
 }
 
 /**
@@ -268,10 +285,11 @@ async function runModel(args: RunModelArgs): Promise<{ message: AssistantMessage
     status: 'streaming',
     model: args.modelRef,
     citations: [],
+    ...(args.fusedFrom ? { fusedFrom: args.fusedFrom } : {}),
     isPinned: false,
     isExcluded: false,
-    createdAt: deps.clock.now(),
-    updatedAt: deps.clock.now(),
+    createdAt: args.createdAt,
+    updatedAt: args.createdAt,
   };
   await deps.messages.put(base);
 
@@ -305,7 +323,8 @@ async function runModel(args: RunModelArgs): Promise<{ message: AssistantMessage
           controls: generation.controls,
           cacheKey: args.session.id,
         },
-        tools: prepared.tools,
+        // A merge works from the answers in front of it: no searching anew.
+        tools: args.fusedFrom ? [] : prepared.tools,
         signal,
         documents: prepared.documents,
       },
@@ -336,6 +355,29 @@ async function runModel(args: RunModelArgs): Promise<{ message: AssistantMessage
   if (final.usage) await deps.recordUsage?.({ sessionId: final.sessionId, messageId: final.id, model: args.modelRef, usage: final.usage });
   emitter.emit({ type: 'stop', reason: outcome.stopReason });
   return { message: final };
+}
+
+/** The compared answers to merge: answers to `question`, with text, at least two. */
+async function loadFuseCandidates(ids: readonly string[], question: UserMessage, deps: AgentDeps): Promise<FuseCandidate[]> {
+  const answers: AssistantMessage[] = [];
+  for (const id of ids) {
+    const answer = await deps.messages.get(asMessageId(id));
+    if (answer?.role !== 'assistant' || answer.parentId !== question.id) {
+      throw new AgentRequestError('not_found', 'An answer to merge no longer exists.');
+    }
+    answers.push(answer);
+  }
+  const candidates = selectFuseCandidates(answers);
+  if (candidates.length < 2) {
+    throw new AgentRequestError('invalid_request', 'Merging needs at least two answers with text.');
+  }
+  return candidates;
+}
+
+/** The question as the merging model reads it (never stored: the chat keeps the question asked). */
+function fusedQuestion(question: UserMessage, candidates: readonly FuseCandidate[], tokens: TokenCounter): UserMessage {
+  const text = buildFusePrompt(question.text, candidates);
+  return { ...question, text, textTokenCount: tokens.count(text) };
 }
 
 function statusFor(reason: StopReason): AssistantMessage['status'] {

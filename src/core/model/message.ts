@@ -61,23 +61,31 @@ export const attachmentSchema = z.object({
 });
 export type Attachment = z.infer<typeof attachmentSchema>;
 
+/** A message of another chat, where a citation of the user's chat history points. */
+export const chatSourceSchema = z.object({
+  sessionId: sessionIdSchema,
+  messageId: messageIdSchema,
+});
+export type ChatSource = z.infer<typeof chatSourceSchema>;
+
+/** A document an answer cites: a project file (and where in it), a web page or a past chat's message. */
+export const citationSchema = z.object({
+  number: z.number().int().positive(),
+  title: z.string(),
+  fileId: fileIdSchema.optional(),
+  url: z.string().optional(),
+  location: z.string().optional(),
+  chat: chatSourceSchema.optional(),
+});
+export type Citation = z.infer<typeof citationSchema>;
+
 /** What a tool returned, as the model will read it (documents JSON or plain text). */
 export const toolResultSchema = z.object({
   content: z.string(),
   tokenCount: z.number().int().nonnegative(),
   isError: z.boolean(),
   /** Citation numbers this result introduced, mapped to the documents behind them. */
-  documents: z
-    .array(
-      z.object({
-        number: z.number().int().positive(),
-        title: z.string(),
-        fileId: fileIdSchema.optional(),
-        url: z.string().optional(),
-        location: z.string().optional(),
-      }),
-    )
-    .optional(),
+  documents: z.array(citationSchema).optional(),
 });
 export type ToolResult = z.infer<typeof toolResultSchema>;
 
@@ -115,14 +123,6 @@ export const assistantStepSchema = z.object({
 });
 export type AssistantStep = z.infer<typeof assistantStepSchema>;
 
-export const citationSchema = z.object({
-  number: z.number().int().positive(),
-  title: z.string(),
-  fileId: fileIdSchema.optional(),
-  url: z.string().optional(),
-  location: z.string().optional(),
-});
-export type Citation = z.infer<typeof citationSchema>;
 
 const messageBaseSchema = z.object({
   id: messageIdSchema,
@@ -142,6 +142,19 @@ export const userMessageSchema = messageBaseSchema.extend({
 });
 export type UserMessage = z.infer<typeof userMessageSchema>;
 
+/** A compared answer that a merged answer was made from, and the model that wrote it. */
+export const fusedSourceSchema = z.object({
+  messageId: messageIdSchema,
+  model: modelRefSchema.optional(),
+});
+export type FusedSource = z.infer<typeof fusedSourceSchema>;
+
+/** "Answer 2 (model-beta)": how the merging model and the merged answer name a compared answer. */
+export function labelFusedSource(source: Pick<FusedSource, 'model'>, index: number): string {
+  const number = `Answer ${String(index + 1)}`;
+  return source.model ? `${number} (${source.model.modelId})` : number;
+}
+
 export const assistantMessageSchema = messageBaseSchema.extend({
   role: z.literal('assistant'),
   steps: z.array(assistantStepSchema),
@@ -151,6 +164,8 @@ export const assistantMessageSchema = messageBaseSchema.extend({
   model: modelRefSchema.optional(),
   usage: usageSchema.optional(),
   citations: z.array(citationSchema),
+  /** A merged answer: the compared answers it combines, in the order it was given them. */
+  fusedFrom: z.array(fusedSourceSchema).optional(),
 });
 export type AssistantMessage = z.infer<typeof assistantMessageSchema>;
 

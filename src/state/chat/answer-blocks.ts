@@ -1,4 +1,4 @@
-import type { AssistantMessage, Citation, MessageStatus, ModelRef, ToolResult, Usage } from '../../core/model';
+import { labelFusedSource, type AssistantMessage, type Citation, type MessageStatus, type ModelRef, type ToolResult, type Usage } from '../../core/model';
 import type { Packet } from '../../workers/agent/agent.api';
 
 /**
@@ -34,6 +34,8 @@ export interface AnswerView {
   model?: ModelRef;
   isPinned: boolean;
   isExcluded: boolean;
+  /** A merged answer's sources: the compared answers it combines, labelled with their models. */
+  fusedFrom?: Array<{ messageId: string; label: string }>;
 }
 
 export function createLiveAnswer(
@@ -183,5 +185,8 @@ export function answerFromMessage(message: AssistantMessage, modelLabel: string)
     ...(message.error ? { error: message.error } : {}),
     ...(message.usage ? { usage: message.usage } : {}),
     ...(message.model ? { model: message.model } : {}),
+    ...(message.fusedFrom
+      ? { fusedFrom: message.fusedFrom.map((source, index) => ({ messageId: source.messageId, label: labelFusedSource(source, index) })) }
+      : {}),
   };
 }

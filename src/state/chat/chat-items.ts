@@ -25,25 +25,45 @@ export interface ChatItemsInput {
   warnings?: Readonly<Record<string, readonly string[]>>;
 }
 
-export function buildChatItems(input: ChatItemsInput): ChatItem[] {
+/**
+ * The row built for each stored message, with the warnings it was built with: a chain that only
+ * grew (older messages read, a turn added) reuses its rows, so they are neither built nor drawn
+ * again.
+ */
+export type ChatItemCache = WeakMap<
+  ChatMessageSimple,
+  { item: ChatItem; warnings: readonly string[] | undefined }
+>;
+
+function buildStoredItem(message: ChatMessageSimple, warnings: readonly string[] | undefined): ChatItem {
+  if (message.role === 'user') return { kind: 'user', key: message.id, message, isPending: false };
+  const answer = answerFromMessage(message, message.model?.modelId ?? '');
+  answer.warnings = [...(warnings ?? [])];
+  return { kind: 'answer', key: message.id, answer, isLive: false };
+}
+
+export function buildChatItems(input: ChatItemsInput, cache?: ChatItemCache): ChatItem[] {
   const items: ChatItem[] = [];
   const { compareGroup } = input;
   for (const message of input.chain) {
-    if (message.role === 'user') {
-      items.push({ kind: 'user', key: message.id, message, isPending: false });
-      continue;
-    }
     const isCompared =
+      message.role === 'assistant' &&
       compareGroup !== null &&
       message.parentId === compareGroup.userMessageId &&
       compareGroup.answers.some((answer) => answer.messageId === message.id);
     if (isCompared) {
       items.push({ kind: 'compare', key: `compare-${compareGroup.userMessageId}`, answers: compareGroup.answers, isLive: false });
-    } else {
-      const answer = answerFromMessage(message, message.model?.modelId ?? '');
-      answer.warnings = [...(input.warnings?.[message.id] ?? [])];
-      items.push({ kind: 'answer', key: message.id, answer, isLive: false });
+      continue;
     }
+    const warnings = input.warnings?.[message.id];
+    const cached = cache?.get(message);
+    if (cached !== undefined && cached.warnings === warnings) {
+      items.push(cached.item);
+      continue;
+    }
+    const item = buildStoredItem(message, warnings);
+    cache?.set(message, { item, warnings });
+    items.push(item);
   }
   if (input.pendingUser?.role === 'user') {
     items.push({ kind: 'user', key: input.pendingUser.id, message: input.pendingUser, isPending: true });
@@ -57,4 +77,26 @@ export function buildChatItems(input: ChatItemsInput): ChatItem[] {
     for (const answer of live) items.push({ kind: 'answer', key: answer.messageId, answer, isLive: true });
   }
   return items;
+}
+
+/** Whether a row shows the message (a compare row shows each of its answers). */
+export function isMessageInItem(item: ChatItem, messageId: string): boolean {
+  switch (item.kind) {
+    case 'user':
+      return item.message.id === messageId;
+    case 'answer':
+      return item.answer.messageId === messageId;
+    case 'compare':
+      return item.answers.some((answer) => answer.messageId === messageId);
+  }
+}
+
+/** The compared answers a merge can combine: not failed, not still streaming, with some text. */
+export function selectMergeableAnswers(answers: readonly AnswerView[]): AnswerView[] {
+  return answers.filter(
+    (answer) =>
+      answer.status !== 'error' &&
+      answer.status !== 'streaming' &&
+      answer.blocks.some((block) => block.kind === 'text' && block.text.trim() !== ''),
+  );
 }

@@ -4,7 +4,7 @@ import type { AgentClient } from '../../workers/agent/agent.client';
 import type { ConfirmationRequest, Packet } from '../../workers/agent/agent.api';
 import type { AnswerFeed, FollowEvent } from '../../workers/agent/answer-relay';
 import { answerFromMessage, applyPacket, createLiveAnswer, type AnswerView } from './answer-blocks';
-import { buildChatItems, type ChatItem, type CompareGroup } from './chat-items';
+import { buildChatItems, selectMergeableAnswers, type ChatItem, type ChatItemCache, type CompareGroup } from './chat-items';
 import { pickSibling, type SiblingPosition } from './branches';
 import type { PageChatStores } from './chat-stores';
 import { closeUnsavedAnswers } from './unsaved-answers';
@@ -13,6 +13,15 @@ export type { ChatItem, CompareGroup, SiblingPosition };
 
 /** A turn adds its question and the answer on the visible branch; more means something else changed. */
 const MAX_TURN_MESSAGES = 2;
+/**
+ * A chat opens with the end of its chain, more than a tall screen of short messages, read in a
+ * range read or two; the older messages follow in batches, each a short task, so a chat of
+ * 10,000 messages draws its first screen without reading (and checking) them all first.
+ */
+export const FIRST_SCREEN_MESSAGES = 100;
+export const OLDER_MESSAGES_BATCH = 1000;
+
+type LoadedChat = { session: Session | null; chain: ChatMessageSimple[]; isMissing: boolean; isChainComplete: boolean };
 
 export interface ChatSessionDeps {
   agent: AgentClient;
@@ -62,6 +71,8 @@ export class ChatSessionState {
    * gone when it is left or the page closes, unless saved.
    */
   isTemporary = $state(false);
+  /** The message the chat was opened at (a citation of it): scrolled to and highlighted. */
+  focusedMessageId = $state<MessageId | null>(null);
   private resolveConfirmation: ((isAllowed: boolean) => void) | null = null;
   private runId: string | null = null;
   private loadToken = 0;
@@ -93,7 +104,7 @@ export class ChatSessionState {
     this.answerWarnings = {};
     this.compareGroup = null;
     this.isTemporary = true;
-    this.show({ session: null, chain: [], isMissing: false });
+    this.show({ session: null, chain: [], isMissing: false, isChainComplete: true });
   }
 
   /**
@@ -125,31 +136,80 @@ export class ChatSessionState {
     this.isTemporary = false;
   }
 
+  /** Rows already built for stored messages: a longer chain (older messages read) builds only the new ones. */
+  private readonly itemCache: ChatItemCache = new WeakMap();
+  /** Moves on whenever a chain is shown whole, so a batch of older messages read for another one is dropped. */
+  private shownChains = 0;
+
   readonly items: ChatItem[] = $derived(
-    buildChatItems({
-      chain: this.chain,
-      pendingUser: this.pendingUser,
-      liveAnswers: this.liveAnswers,
-      compareGroup: this.compareGroup,
-      warnings: this.answerWarnings,
-    }),
+    buildChatItems(
+      {
+        chain: this.chain,
+        pendingUser: this.pendingUser,
+        liveAnswers: this.liveAnswers,
+        compareGroup: this.compareGroup,
+        warnings: this.answerWarnings,
+      },
+      this.itemCache,
+    ),
   );
 
-  async open(sessionId: SessionId | null): Promise<void> {
+  /**
+   * Shows a chat; with `focusMessageId`, at that message: a message on another branch makes its
+   * branch the visible one first, as the branch switcher would.
+   */
+  async open(sessionId: SessionId | null, focusMessageId: MessageId | null = null): Promise<void> {
     if (this.isTemporary && sessionId !== this.session?.id) this.leaveTemporary();
     const token = ++this.loadToken;
     if (sessionId !== (this.session?.id ?? null)) this.answerWarnings = {};
-    const loaded = await this.load(sessionId);
+    const isFocused = focusMessageId !== null;
+    let loaded = await this.load(sessionId, isFocused);
+    const isShown = (): boolean => loaded.chain.some((message) => message.id === focusMessageId);
+    if (isFocused && loaded.session && !isShown()) {
+      const message = await this.stores.messages.get(focusMessageId);
+      if (message?.sessionId === loaded.session.id) {
+        await this.stores.messages.switchBranch(focusMessageId);
+        loaded = await this.load(sessionId, true);
+      }
+    }
     if (token !== this.loadToken) return;
     if (loaded.session?.id !== this.session?.id) this.compareGroup = null;
+    this.focusedMessageId = focusMessageId !== null && isShown() ? focusMessageId : null;
     this.show(loaded);
   }
 
-  private async load(sessionId: SessionId | null): Promise<{ session: Session | null; chain: ChatMessageSimple[]; isMissing: boolean }> {
-    if (sessionId === null) return { session: null, chain: [], isMissing: false };
+  /** The session and the end of its chain; `show` reads the older messages after it is drawn. */
+  private async load(sessionId: SessionId | null, isWhole = false): Promise<LoadedChat> {
+    if (sessionId === null) return { session: null, chain: [], isMissing: false, isChainComplete: true };
     const session = await this.stores.sessions.get(sessionId);
-    const chain = session?.currentLeafId ? await this.stores.messages.loadChain(session.currentLeafId) : [];
-    return { session: session ?? null, chain, isMissing: !session };
+    if (!session?.currentLeafId) return { session: session ?? null, chain: [], isMissing: !session, isChainComplete: true };
+    if (isWhole) {
+      // A chat opened at a message (a citation) needs that message on screen at once, however
+      // far up the chain it is.
+      const chain = await this.stores.messages.loadChain(session.currentLeafId);
+      return { session, chain, isMissing: false, isChainComplete: true };
+    }
+    const end = await this.stores.messages.loadChainEnd(session.currentLeafId, FIRST_SCREEN_MESSAGES);
+    return { session, chain: end.messages, isMissing: false, isChainComplete: end.isComplete };
+  }
+
+  /**
+   * Reads the messages above the first one shown, a batch at a time, and puts them in front of
+   * the chain, for as long as the chain shown still starts where the batch ends (a send, an edit
+   * or a retry keeps its start; another chat or branch shown whole stops it).
+   */
+  private async loadOlder(): Promise<void> {
+    const generation = this.shownChains;
+    for (;;) {
+      // Each batch is its own task: the screen drawn so far paints, scrolling and typing go on.
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      const first = this.chain[0];
+      if (generation !== this.shownChains || !first?.parentId) return;
+      const older = await this.stores.messages.loadChainEnd(first.parentId, OLDER_MESSAGES_BATCH);
+      if (generation !== this.shownChains || this.chain[0]?.id !== first.id) return;
+      this.chain = [...older.messages, ...this.chain];
+      if (older.isComplete) return;
+    }
   }
 
   /**
@@ -158,7 +218,7 @@ export class ChatSessionState {
    * render again). Null when the stored branch does not continue the chain shown (another tab
    * switched it, say): the caller then loads the whole chain.
    */
-  private async loadTurnEnd(sessionId: SessionId): Promise<Awaited<ReturnType<ChatSessionState['load']>> | null> {
+  private async loadTurnEnd(sessionId: SessionId): Promise<LoadedChat | null> {
     const shown = this.chain;
     const isSameChat = this.session === null ? shown.length === 0 : this.session.id === sessionId;
     if (!isSameChat) return null;
@@ -167,16 +227,23 @@ export class ChatSessionState {
     const added = await this.stores.messages.loadChainBelow(session.currentLeafId, shown.at(-1)?.id ?? null, MAX_TURN_MESSAGES);
     // The chain may have been replaced while the rows were read.
     if (added === null || this.chain !== shown) return null;
-    return { session, chain: [...shown, ...added], isMissing: false };
+    // The older messages the shown chain still lacks keep coming (its start is unchanged).
+    return { session, chain: [...shown, ...added], isMissing: false, isChainComplete: true };
   }
 
-  /** Swaps in a loaded session in one synchronous step (no render sees half of it). */
-  private show(loaded: { session: Session | null; chain: ChatMessageSimple[]; isMissing: boolean }): void {
+  /**
+   * Swaps in a loaded session in one synchronous step (no render sees half of it), then reads
+   * the older messages of a chain loaded from its end.
+   */
+  private show(loaded: LoadedChat): void {
+    const isNewChain = loaded.chain[0]?.id !== this.chain[0]?.id;
     this.session = loaded.session;
     this.chain = loaded.chain;
     this.error = loaded.isMissing ? 'This chat no longer exists.' : null;
     // Other tabs can neither show nor change a temporary chat: there is nothing to follow.
     this.follow(this.isTemporary ? null : (loaded.session?.id ?? null));
+    if (isNewChain) this.shownChains++;
+    if (isNewChain && !loaded.isChainComplete) void this.loadOlder();
     if (!this.isRunning && this.remoteRunId === null && hasStreamingAnswer(loaded.chain)) void this.closeAbandoned();
   }
 
@@ -244,6 +311,7 @@ export class ChatSessionState {
         if (this.session?.id !== sessionId || this.isRunning) return;
         this.remoteRunId = event.runId;
         this.loadToken++;
+        this.shownChains++;
         this.chain = chain;
         this.pendingUser = null;
         this.compareGroup = null;
@@ -294,7 +362,7 @@ export class ChatSessionState {
       this.liveAnswers = [];
       this.remoteRunId = null;
       this.compareGroup = null;
-      this.show({ session: null, chain: [], isMissing: true });
+      this.show({ session: null, chain: [], isMissing: true, isChainComplete: true });
       return;
     }
     if (stored.version <= shown.version || shownFields(stored) === shownFields(shown)) return;
@@ -398,6 +466,7 @@ export class ChatSessionState {
       attachments?: Attachment[];
       projectId?: string;
       agentId?: string | null;
+      fuseOf?: string[];
     },
     pendingUser: ChatMessageSimple | null,
     onStored?: () => void,
@@ -413,6 +482,7 @@ export class ChatSessionState {
     this.liveAnswers = [];
     this.remoteRunId = null;
     this.compareGroup = null;
+    this.focusedMessageId = null;
     let createdSessionId: SessionId | null = null;
     let isStored = false;
     const markStored = (): void => {
@@ -437,7 +507,7 @@ export class ChatSessionState {
     };
 
     let error: string | null = null;
-    let loaded: Awaited<ReturnType<ChatSessionState['load']>> | undefined;
+    let loaded: LoadedChat | undefined;
     let compareGroup: CompareGroup | null = null;
     let isNew = false;
     try {
@@ -522,6 +592,22 @@ export class ChatSessionState {
     await this.reload();
   }
 
+  /**
+   * Compare mode: asks `model` to merge the compared answers into one, streamed like any
+   * answer and saved as another answer to the same question (a new branch) that names them.
+   */
+  async fuse(model: ModelRef): Promise<void> {
+    const group = this.compareGroup;
+    if (group === null || this.isRunning) return;
+    const answerIds = selectMergeableAnswers(group.answers).map((answer) => answer.messageId);
+    const index = this.chain.findIndex((m) => m.id === group.userMessageId);
+    const question = this.chain[index];
+    if (answerIds.length < 2 || question?.role !== 'user') return;
+    // The visible chain ends at the question while the merged answer streams in.
+    this.chain = this.chain.slice(0, index + 1);
+    await this.run({ text: question.text, models: [model], retryOf: question.id, fuseOf: answerIds }, null);
+  }
+
   /** Compare mode: keep this answer's branch and close the side-by-side view. */
   async continueWith(answerId: string): Promise<void> {
     if (this.isRunning) return;
@@ -587,10 +673,12 @@ export class ChatSessionState {
   reset(): void {
     this.follow(null);
     this.session = null;
+    this.shownChains++;
     this.chain = [];
     this.pendingUser = null;
     this.liveAnswers = [];
     this.compareGroup = null;
+    this.focusedMessageId = null;
     this.error = null;
   }
 }

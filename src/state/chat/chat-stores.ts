@@ -29,6 +29,7 @@ export function createTemporaryChatStores(agent: Pick<AgentClient, 'temporaryCha
       deleteBranch: (id) => agent.temporaryChat('deleteBranch', [id]),
       loadVisibleChain: (sessionId) => agent.temporaryChat('loadVisibleChain', [sessionId]),
       loadChainBelow: (leafId, ancestorId, maxLength) => agent.temporaryChat('loadChainBelow', [leafId, ancestorId, maxLength]),
+      loadChainEnd: (leafId, maxLength) => agent.temporaryChat('loadChainEnd', [leafId, maxLength]),
     },
   };
 }

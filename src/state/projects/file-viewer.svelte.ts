@@ -18,6 +18,25 @@ export interface ViewedFile {
   location: string | null;
   /** Why there is no text (no extractable text, unreadable file). */
   notice: string | null;
+  sizeBytes: number;
+  /** The original's bytes are still only on the sync server (the text is here). */
+  isBlobRemote: boolean;
+}
+
+/** Getting the original file: fetching it from the sync server, or why that failed. */
+export interface OriginalState {
+  isFetching: boolean;
+  error: string | null;
+}
+
+export interface FileViewerDeps {
+  files: Pick<FileStore, 'get'>;
+  /** Fetches a synced file's bytes from the sync server into this device's copy. */
+  fetchBytes: (
+    fileId: FileId,
+  ) => Promise<{ ok: true } | { ok: false; error: { message: string } }>;
+  /** Hands a file to the person (a download). */
+  saveFile: (fileName: string, content: Blob) => void;
 }
 
 /**
@@ -27,9 +46,10 @@ export interface ViewedFile {
 export class FileViewerState {
   viewed = $state<ViewedFile | null>(null);
   error = $state<string | null>(null);
+  original = $state<OriginalState>({ isFetching: false, error: null });
   private token = 0;
 
-  constructor(private readonly deps: { files: Pick<FileStore, 'get'> }) {}
+  constructor(private readonly deps: FileViewerDeps) {}
 
   /** True when this citation points at a stored file (web citations open their URL instead). */
   canOpen(citation: Citation): boolean {
@@ -44,6 +64,7 @@ export class FileViewerState {
   async open(fileId: FileId, location: string | null = null): Promise<void> {
     const token = ++this.token;
     this.error = null;
+    this.original = { isFetching: false, error: null };
     const file = await this.deps.files.get(fileId);
     if (token !== this.token) return;
     if (!file) {
@@ -65,7 +86,38 @@ export class FileViewerState {
       page: position?.page ?? (range ? findPageOf(pages, range.charStart) : (pages[0]?.page ?? null)),
       location,
       notice: file.status === 'ready' ? null : (file.error ?? 'This file has no extractable text.'),
+      sizeBytes: file.sizeBytes,
+      isBlobRemote: file.isBlobRemote === true,
     };
+  }
+
+  /**
+   * Downloads the viewed file's original. One that arrived through sync without its bytes is
+   * fetched from the sync server first (and kept, so the next time needs no network).
+   */
+  async downloadOriginal(): Promise<void> {
+    const viewed = this.viewed;
+    if (viewed === null || this.original.isFetching) return;
+    const token = this.token;
+    let file = await this.deps.files.get(viewed.fileId);
+    if (file?.isBlobRemote === true) {
+      this.original = { isFetching: true, error: null };
+      const fetched = await this.deps.fetchBytes(viewed.fileId);
+      if (token !== this.token) return;
+      if (!fetched.ok) {
+        this.original = { isFetching: false, error: fetched.error.message };
+        return;
+      }
+      file = await this.deps.files.get(viewed.fileId);
+      this.viewed = { ...viewed, isBlobRemote: file?.isBlobRemote === true };
+    }
+    if (token !== this.token) return;
+    if (file === undefined || file.isBlobRemote === true) {
+      this.original = { isFetching: false, error: 'This file is no longer stored on this device.' };
+      return;
+    }
+    this.original = { isFetching: false, error: null };
+    this.deps.saveFile(file.name, file.blob);
   }
 
   showPage(page: number): void {
@@ -76,5 +128,6 @@ export class FileViewerState {
     this.token++;
     this.viewed = null;
     this.error = null;
+    this.original = { isFetching: false, error: null };
   }
 }

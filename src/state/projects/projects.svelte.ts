@@ -1,5 +1,5 @@
 import { SvelteMap, SvelteSet } from 'svelte/reactivity';
-import { asProjectId, type Agent, type AgentId, type FileId, type ModelRef, type Project, type ProjectFile, type ProjectId } from '../../core/model';
+import { asFileId, asProjectId, type Agent, type AgentId, type FileId, type ModelRef, type Project, type ProjectFile, type ProjectId } from '../../core/model';
 import type { FileInfo, FileStore, ProjectStore, SettingsStore, StoredFile } from '../../core/ports';
 import {
   DEFAULT_EMBEDDING_SETTINGS,
@@ -166,7 +166,7 @@ export class ProjectsState {
             fraction: progress.fraction,
             ...(progress.fileId ? { fileId: progress.fileId } : {}),
           });
-          if (progress.stage === 'done') void this.reloadFiles();
+          if (progress.stage === 'done' && progress.fileId) void this.refreshFile(progress.fileId);
         },
       );
     } catch (error) {
@@ -179,13 +179,16 @@ export class ProjectsState {
         this.cancels.set(key, () => fileJob.cancel());
         try {
           const outcome = await fileJob.result;
-          await this.reloadFiles();
+          const fileId = 'fileId' in outcome ? outcome.fileId : this.uploads.find((row) => row.key === key)?.fileId;
+          if (fileId) await this.refreshFile(asFileId(fileId));
           let embedding: UploadEmbedding = { kind: 'not_embedded' };
           if (outcome.kind === 'stored' && outcome.status === 'ready' && outcome.chunkCount > 0) {
             this.patchUpload(key, { stage: 'embed', fraction: 0 });
             embedding = await this.queueEmbedding(key, outcome.fileId);
           }
-          this.uploads = this.uploads.map((row) => (row.key === key ? settleUploadRow(row, outcome, embedding) : row));
+          const index = this.uploads.findIndex((row) => row.key === key);
+          const row = this.uploads[index];
+          if (row) this.uploads[index] = settleUploadRow(row, outcome, embedding);
         } catch (error) {
           this.failUploads([key], error);
         } finally {
@@ -295,8 +298,34 @@ export class ProjectsState {
     this.files = stored.map(toFileRow);
   }
 
+  /**
+   * Lists one file as stored now (or drops it once deleted), reading that file's row alone: a
+   * folder of a thousand files must not read every file's row after each one.
+   */
+  private async refreshFile(fileId: FileId): Promise<void> {
+    const project = this.project;
+    if (!project) return;
+    const stored = await this.deps.files.getInfo(fileId);
+    if (this.project?.id !== project.id) return;
+    const index = this.files.findIndex((file) => file.id === fileId);
+    if (stored === undefined || stored.projectId !== project.id) {
+      if (index >= 0) this.files.splice(index, 1);
+      return;
+    }
+    const row = toFileRow(stored);
+    if (index >= 0) this.files[index] = row;
+    else {
+      // Oldest first, as the list reads them: a new file almost always goes last.
+      let at = this.files.length;
+      while (at > 0 && (this.files[at - 1]?.createdAt ?? 0) > row.createdAt) at--;
+      this.files.splice(at, 0, row);
+    }
+  }
+
+  /** Progress on one row changes that row alone: the other rows (a thousand files) stay as they are. */
   private patchUpload(key: string, patch: Partial<UploadRow>): void {
-    this.uploads = this.uploads.map((row) => (row.key === key && row.status === 'working' ? { ...row, ...patch } : row));
+    const row = this.uploads.find((candidate) => candidate.key === key);
+    if (row?.status === 'working') Object.assign(row, patch);
   }
 
   private async update(patch: Partial<Omit<Project, 'id' | 'createdAt'>>): Promise<void> {

@@ -10,8 +10,13 @@ import {
 } from '../../core/model';
 import { isEmptyGeneration, parseGenerationForm, toGenerationFormValues, type GenerationFormValues } from './generation-form';
 
-/** The tools an agent can switch on by name (MCP tools come from Settings' servers). */
-export const AGENT_TOOL_NAMES = ['web_search', 'open_url', 'search_project', 'read_file'] as const;
+/** The tools the built-in agent offers, and a new agent starts with. */
+export const DEFAULT_AGENT_TOOL_NAMES = ['web_search', 'open_url', 'search_project', 'read_file'] as const;
+/**
+ * The tools an agent can switch on by name (MCP tools come from Settings' servers). Searching
+ * past chats is opt-in: it reads the user's other conversations, so no agent has it unasked.
+ */
+export const AGENT_TOOL_NAMES = [...DEFAULT_AGENT_TOOL_NAMES, 'search_chats'] as const;
 
 /** The agent editor's fields, as plain strings and booleans bound to inputs. */
 export interface AgentFormValues {
@@ -187,7 +192,7 @@ export function createBlankAgent(id: AgentId, now: number): Agent {
     reminders: [],
     defaultModel: null,
     // The tools the built-in agent offers, ticked, so a new agent can do what it can.
-    enabledTools: [...AGENT_TOOL_NAMES],
+    enabledTools: [...DEFAULT_AGENT_TOOL_NAMES],
     historyStrategy: { kind: 'auto' },
     contextOrder: 'recency',
     shouldSendPastReasoning: false,
@@ -199,7 +204,7 @@ export function createBlankAgent(id: AgentId, now: number): Agent {
 
 /** Which tools an agent offers, by name, for the agents list. */
 export function describeAgentTools(agent: Pick<Agent, 'isBuiltIn' | 'enabledTools'>): string {
-  if (agent.isBuiltIn) return `${AGENT_TOOL_NAMES.join(', ')} and MCP tools`;
+  if (agent.isBuiltIn) return `${DEFAULT_AGENT_TOOL_NAMES.join(', ')} and MCP tools`;
   return agent.enabledTools.length > 0 ? agent.enabledTools.join(', ') : 'no tools';
 }
 

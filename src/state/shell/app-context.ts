@@ -13,6 +13,7 @@ import type { SessionsState } from '../chat/sessions.svelte';
 import type { SettingsState } from '../settings/settings.svelte';
 import type { StorageSettingsState } from '../settings/settings-storage.svelte';
 import type { UsageState } from '../usage/usage.svelte';
+import type { SyncSettingsState } from '../settings/sync.svelte';
 
 /** Everything the component tree needs, built once by the composition root (main.ts). */
 export interface AppContext {
@@ -42,4 +43,6 @@ export interface AppContext {
   usage: UsageState;
   /** The built-in model: first-run download, how it runs. */
   builtin: BuiltinModelState;
+  /** Sync across devices (the Settings screen); absent in compositions without it. */
+  sync?: SyncSettingsState;
 }

@@ -1,8 +1,11 @@
-import type { ProjectId, SessionId } from '../../core/model';
+import type { MessageId, ProjectId, SessionId } from '../../core/model';
 
 export type Route =
-  /** `isTemporary`: a temporary chat (never stored; its address holds no id, so a reload starts a new one). */
-  | { name: 'chat'; sessionId: SessionId | null; isTemporary?: boolean }
+  /**
+   * `messageId`: a message to scroll to and highlight (a cited message of a past chat).
+   * `isTemporary`: a temporary chat (never stored; its address holds no id, so a reload starts a new one).
+   */
+  | { name: 'chat'; sessionId: SessionId | null; messageId?: MessageId; isTemporary?: boolean }
   /** `section`: the settings section to scroll to (`#/settings/embeddings`). */
   | { name: 'settings'; section?: string }
   | { name: 'agents' }
@@ -15,7 +18,7 @@ export type Route =
 
 /**
  * Hash routes, so the static build works on any host and offline:
- * #/, #/chat/<id>, #/temporary, #/settings, #/settings/<section>, #/agents, #/prompts, #/usage, #/project/<id>.
+ * #/, #/chat/<id>, #/chat/<id>/<message id>, #/temporary, #/settings, #/settings/<section>, #/agents, #/prompts, #/usage, #/project/<id>.
  */
 export function parseRoute(hash: string): Route {
   const path = hash.replace(/^#/, '');
@@ -26,8 +29,11 @@ export function parseRoute(hash: string): Route {
   if (path === '/prompts') return { name: 'prompts' };
   if (path === '/usage') return { name: 'usage' };
   if (path === '/temporary') return { name: 'chat', sessionId: null, isTemporary: true };
-  const chat = /^\/chat\/([^/]+)$/.exec(path);
-  if (chat?.[1]) return { name: 'chat', sessionId: decodeURIComponent(chat[1]) as SessionId };
+  const chat = /^\/chat\/([^/]+)(?:\/([^/]+))?$/.exec(path);
+  if (chat?.[1]) {
+    const sessionId = decodeURIComponent(chat[1]) as SessionId;
+    return chat[2] ? { name: 'chat', sessionId, messageId: decodeURIComponent(chat[2]) as MessageId } : { name: 'chat', sessionId };
+  }
   const project = /^\/project\/([^/]+)$/.exec(path);
   if (project?.[1]) return { name: 'project', projectId: decodeURIComponent(project[1]) as ProjectId };
   return { name: 'chat', sessionId: null };
@@ -47,7 +53,10 @@ export function routeHref(route: Route): string {
       return `#/project/${encodeURIComponent(route.projectId)}`;
     case 'chat':
       if (route.isTemporary === true) return '#/temporary';
-      return route.sessionId ? `#/chat/${encodeURIComponent(route.sessionId)}` : '#/';
+      if (!route.sessionId) return '#/';
+      return route.messageId
+        ? `#/chat/${encodeURIComponent(route.sessionId)}/${encodeURIComponent(route.messageId)}`
+        : `#/chat/${encodeURIComponent(route.sessionId)}`;
   }
 }
 

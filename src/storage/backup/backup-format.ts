@@ -43,6 +43,12 @@ export const backupScopeSchema = z.discriminatedUnion('kind', [
 export const backupFileSchema = fileMetadataSchema.extend({
   blobType: z.string(),
   blobBase64: base64Schema,
+  /**
+   * A synced file whose original was never fetched to the exporting device: the backup holds its
+   * text, not its bytes (they are on the sync server), and says so rather than pass off an empty
+   * file as the original.
+   */
+  isBlobRemote: z.boolean().optional(),
 });
 
 export const backupChunkSchema = chunkMetadataSchema.extend({

@@ -14,7 +14,7 @@ import {
   type MessageId,
   type Session,
 } from '../../core/model';
-import type { Clock, TokenCounter } from '../../core/ports';
+import type { Clock } from '../../core/ports';
 import type { CarrelDb } from '../db';
 import { StorageError } from '../errors';
 import { guardStorage } from '../guard';
@@ -74,8 +74,15 @@ export interface ChatGptImportReport {
 
 export interface ChatGptImportDeps {
   clock: Clock;
-  tokens: TokenCounter;
+  /**
+   * Tokens of each text, in order, by the default encoding. Asynchronous: the app counts in
+   * its agent worker, whose tokenizer then serves the page too.
+   */
+  countTokens: (texts: string[]) => Promise<number[]>;
 }
+
+/** The counts of every kept message's text, looked up while converting. */
+type CountOf = (text: string) => number;
 
 /** ChatGPT times are seconds (with fractions); ours are milliseconds. */
 const toMs = (seconds: number | null | undefined, fallback: number) =>
@@ -100,7 +107,7 @@ function isKept(node: ChatGptNode): boolean {
 function convertConversation(
   conversation: ChatGptConversation,
   index: number,
-  deps: ChatGptImportDeps,
+  deps: { clock: Clock; countOf: CountOf },
 ): { session: Session; messages: ChatMessageSimple[]; skipped: number } {
   const now = deps.clock.now();
   const sourceId = conversation.conversation_id ?? conversation.id ?? `index-${index}`;
@@ -143,7 +150,7 @@ function convertConversation(
       isPinned: false,
       isExcluded: false,
     };
-    const tokenCount = deps.tokens.count(text);
+    const tokenCount = deps.countOf(text);
     messages.push(
       node.message.author.role === 'user'
         ? { ...base, role: 'user', text, textTokenCount: tokenCount, attachments: [] }
@@ -173,6 +180,25 @@ function convertConversation(
     version: 0,
   };
   return { session, messages, skipped };
+}
+
+/** Counts every kept message's text in one call (each distinct text once). */
+async function countKeptTexts(
+  conversations: readonly ChatGptConversation[],
+  countTokens: ChatGptImportDeps['countTokens'],
+): Promise<CountOf> {
+  const texts = [
+    ...new Set(
+      conversations.flatMap((conversation) =>
+        Object.values(conversation.mapping).filter(isKept).map(extractText),
+      ),
+    ),
+  ];
+  const counts = await countTokens(texts);
+  if (counts.length !== texts.length)
+    throw new Error(`Token counting answered ${counts.length} counts for ${texts.length} texts.`);
+  const byText = new Map(texts.map((text, index) => [text, counts[index] ?? 0]));
+  return (text) => byText.get(text) ?? 0;
 }
 
 function invalidExport(message: string): StorageError {
@@ -213,8 +239,9 @@ export async function importChatGptExport(
       `This is not ChatGPT's conversations.json: ${describeIssues(parsed.error.issues, json)}`,
     );
   }
+  const countOf = await countKeptTexts(parsed.data, deps.countTokens);
   const converted = parsed.data.map((conversation, index) =>
-    convertConversation(conversation, index, deps),
+    convertConversation(conversation, index, { clock: deps.clock, countOf }),
   );
   checkConverted(converted);
   await guardStorage(db, () =>

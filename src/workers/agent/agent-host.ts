@@ -18,6 +18,7 @@ import { watchTableWrites } from '../../storage/watch-writes';
 import { parseCall } from '../protocol';
 import { SEARCH_CANCELLED, type AgentWorkerApi, type WorkerResult } from './agent.api';
 import type { RelayChannel } from './answer-relay';
+import { createChatHistorySearch, createChatIndexLoader } from './chat-history';
 import { createHttpFetcher } from './http-fetcher';
 import { testMcpServer } from './mcp/mcp-client';
 import type { TurnToolKit } from './mcp/web-and-mcp-tools';
@@ -101,6 +102,7 @@ export function createAgentHost(host: AgentHostDeps): AgentWorkerApi {
       return { toolsFor: (scope) => kit?.createTools(scope) ?? [], warnings: kit?.warnings ?? [] };
     },
     ...(host.tools ? { baseTools: host.tools } : {}),
+    chatHistory: createChatHistorySearch({ sessions: stores.sessions, messages: stores.messages, loadIndex: createChatIndexLoader(host.db) }),
   };
   const sentRequests = createSentRequestLog();
   const recoverDeps = { messages: stores.messages, locks: host.locks, tokens: host.tokens, clock: host.clock };
@@ -203,6 +205,11 @@ export function createAgentHost(host: AgentHostDeps): AgentWorkerApi {
     countTokens(text) {
       const parsed = parseCall(z.string({ error: 'Only text can be counted.' }), text, 'Only text can be counted.');
       return Promise.resolve(parsed.ok ? { ok: true, value: host.tokens.count(parsed.value) } : parsed);
+    },
+    countTokensOfEach(texts) {
+      const message = 'Only a list of texts can be counted.';
+      const parsed = parseCall(z.array(z.string({ error: message }), { error: message }), texts, message);
+      return Promise.resolve(parsed.ok ? { ok: true, value: parsed.value.map((text) => host.tokens.count(text)) } : parsed);
     },
     async previewContext(request) {
       const parsed = parseCall(previewRequestSchema, request, 'Invalid preview request.');

@@ -68,6 +68,7 @@ export interface TemporaryChatCalls {
   deleteBranch: MessageBranches['deleteBranch'];
   loadVisibleChain: MessageBranches['loadVisibleChain'];
   loadChainBelow: MessageBranches['loadChainBelow'];
+  loadChainEnd: MessageBranches['loadChainEnd'];
 }
 export type TemporaryChatCall = keyof TemporaryChatCalls;
 
@@ -112,6 +113,11 @@ export interface AgentWorkerApi {
   lastRequest(userMessageId: string): Promise<WorkerResult<AssembledContext>>;
   /** The composer's draft count: tokens of `text` by the default encoding, counted off the UI thread. */
   countTokens(text: string): Promise<WorkerResult<number>>;
+  /**
+   * Tokens of each text by the default encoding, in order: imports that store counts (a ChatGPT
+   * export) use the worker's tokenizer, so the page never loads a copy of its own.
+   */
+  countTokensOfEach(texts: string[]): Promise<WorkerResult<number[]>>;
   /** The web tools settings' Test button: one small search with the given (unsaved) settings. */
   testWebSearch(config: SearchBackendConfig): Promise<WorkerResult<{ resultCount: number }>>;
   /** The MCP settings' Test button: connects, lists the server's tools, disconnects. */
@@ -166,6 +172,7 @@ export const AGENT_CALLS: CallKinds<AgentWorkerApi> = {
   previewContext: 'result',
   lastRequest: 'result',
   countTokens: 'result',
+  countTokensOfEach: 'result',
   testWebSearch: 'result',
   testMcpServer: 'result',
   stopModel: 'throws',

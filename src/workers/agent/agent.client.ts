@@ -46,6 +46,7 @@ export function createAgentClient(options: AgentClientOptions = {}): AgentClient
     previewContext: (request) => api.previewContext(request),
     lastRequest: (userMessageId) => api.lastRequest(userMessageId),
     countTokens: (text) => api.countTokens(text),
+    countTokensOfEach: (texts) => api.countTokensOfEach(texts),
     compactNow: (sessionId) => api.compactNow(sessionId),
     undoCompaction: (sessionId) => api.undoCompaction(sessionId),
     listSummaries: (sessionId) => api.listSummaries(sessionId),

@@ -44,6 +44,7 @@ export function createTemporaryChats(deps: TemporaryChatsDeps): TemporaryChats {
     deleteBranch: (id) => messages.deleteBranch(id),
     loadVisibleChain: (sessionId) => messages.loadVisibleChain(sessionId),
     loadChainBelow: (leafId, ancestorId, maxLength) => messages.loadChainBelow(leafId, ancestorId, maxLength),
+    loadChainEnd: (leafId, maxLength) => messages.loadChainEnd(leafId, maxLength),
   };
 
   return {

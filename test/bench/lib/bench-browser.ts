@@ -8,7 +8,7 @@ import { createServer, type Server } from 'node:http';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { extname, join, normalize, resolve } from 'node:path';
-import { chromium, type Browser, type Page } from '@playwright/test';
+import { chromium, type Browser, type BrowserContext, type Page } from '@playwright/test';
 
 /**
  * Runs a bench page in Chromium: esbuild bundles the page's entry, a tiny static server on
@@ -101,11 +101,21 @@ export const CHROMIUM_ARGS = [
   '--no-first-run',
 ];
 
-export function launchChromium(): Promise<Browser> {
+/** The Chromium to drive: CARREL_CHROMIUM, else Debian's, else Playwright's own. */
+function chromiumOptions(): { executablePath?: string; args: string[] } {
   const executablePath =
     process.env.CARREL_CHROMIUM ??
     (existsSync('/usr/bin/chromium') ? '/usr/bin/chromium' : undefined);
-  return chromium.launch({ ...(executablePath ? { executablePath } : {}), args: CHROMIUM_ARGS });
+  return { ...(executablePath ? { executablePath } : {}), args: CHROMIUM_ARGS };
+}
+
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch(chromiumOptions());
+}
+
+/** Chromium on its own profile folder (IndexedDB, downloads), for benches that measure storage. */
+export function launchPersistentChromium(profile: string): Promise<BrowserContext> {
+  return chromium.launchPersistentContext(profile, { ...chromiumOptions(), acceptDownloads: true });
 }
 
 /**

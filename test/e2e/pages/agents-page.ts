@@ -11,6 +11,8 @@ export interface AgentInput {
   /** Generation fields by label, e.g. { 'Temperature (0–2)': '0.4' }. */
   generation?: Record<string, string>;
   isCacheFriendly?: boolean;
+  /** Tools to tick by name (e.g. search_chats), besides those a new agent starts with. */
+  tools?: string[];
 }
 
 /** The agents screen: list, editor, duplicate, delete. */
@@ -55,6 +57,7 @@ export class AgentsPage {
     }
     for (const [label, value] of Object.entries(input.generation ?? {})) await form.getByLabel(label).fill(value);
     if (input.isCacheFriendly) await form.getByRole('radio', { name: /^Cache-friendly/ }).check();
+    for (const tool of input.tools ?? []) await form.getByRole('checkbox', { name: new RegExp(`^${tool}\\b`) }).check();
     if (input.uploadShare !== undefined) await form.getByLabel(/Share reserved for uploaded files/).fill(input.uploadShare);
     await form.getByRole('button', { name: 'Save' }).click();
     await expect(this.item(input.name)).toBeVisible();

@@ -9,7 +9,7 @@ export interface ProviderFormInput {
 }
 
 /** The preset the form starts from for each protocol: the big three, else a custom endpoint. */
-const PRESET_FOR_KIND: Record<NonNullable<ProviderFormInput['kind']>, string> = {
+export const PRESET_FOR_KIND: Record<NonNullable<ProviderFormInput['kind']>, string> = {
   openai: 'openai',
   anthropic: 'anthropic',
   google: 'google',

@@ -52,10 +52,9 @@ const quotaTest = test.extend<{ quota: StorageQuota }>({
 });
 
 quotaTest.describe('storage quota exhausted in the browser', () => {
-  quotaTest.beforeEach(async ({ settings, llm }) => {
+  quotaTest.beforeEach(async ({ seed, llm }) => {
     quotaTest.setTimeout(90_000);
-    await settings.open();
-    await settings.addProvider({ name: 'Mock', baseUrl: `${llm.url}/v1`, apiKey: 'sk-e2e-quota', model: 'gpt-4o-mini' });
+    await seed.provider({ name: 'Mock', baseUrl: `${llm.url}/v1`, apiKey: 'sk-e2e-quota', model: 'gpt-4o-mini' }, { open: '/#/settings' });
   });
 
   for (let run = 1; run <= RUNS; run++) {

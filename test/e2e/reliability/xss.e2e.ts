@@ -33,9 +33,8 @@ function pickChunkSize(seed: number): number {
 }
 
 test.describe('hostile model output', () => {
-  test.beforeEach(async ({ settings, llm }) => {
-    await settings.open();
-    await settings.addProvider({ name: 'Mock OpenAI', baseUrl: `${llm.url}/v1`, apiKey: 'sk-e2e-xss', model: 'gpt-4o-mini' });
+  test.beforeEach(async ({ seed, llm }) => {
+    await seed.provider({ name: 'Mock OpenAI', baseUrl: `${llm.url}/v1`, apiKey: 'sk-e2e-xss', model: 'gpt-4o-mini' }, { open: '/#/settings' });
   });
 
   for (const seed of [1, 2, 3]) {

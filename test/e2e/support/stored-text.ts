@@ -26,13 +26,16 @@ export function readStoredText(
     if ('caches' in window) {
       for (const name of await caches.keys()) {
         const cache = await caches.open(name);
-        // Workbox's precache holds the build's own files (megabytes of WASM): their URLs are
-        // read always; their bodies are searched here in the page for `precacheNeedle` when one
-        // is given, rather than sent to the test whole, and a body that holds it is reported
-        // with the needle so the caller's search finds it.
-        const isPrecache = name.includes('precache');
+        // Workbox's precache and the runtime cache of `/assets/` hold the build's own files
+        // (megabytes of JS and WASM): their URLs are read always; their bodies are searched here
+        // in the page for `precacheNeedle` when one is given, rather than sent to the test
+        // whole, and a body that holds it is reported with the needle so the caller's search
+        // finds it.
+        const isPrecacheName = name.includes('precache');
         for (const request of await cache.keys()) {
           cached.push(request.url);
+          const url = new URL(request.url);
+          const isPrecache = isPrecacheName || (url.origin === location.origin && url.pathname.startsWith('/assets/'));
           if (isPrecache && precacheNeedle === undefined) continue;
           const body = (await (await cache.match(request))?.text()) ?? '';
           if (!isPrecache) cached.push(body);

@@ -1,5 +1,10 @@
-/** A raw, comparable dump of every table: blobs and vectors become plain bytes. */
+/**
+ * A raw, comparable dump of every table a backup holds: blobs and vectors become plain bytes.
+ * Sync's own tables (revisions, this device's state) are the device's, not the backup's.
+ */
 import type { CarrelDb } from '../../../src/storage/db';
+
+const DEVICE_TABLES = new Set(['syncRecords', 'syncState', 'syncHistory']);
 
 export interface DatabaseDump {
   [table: string]: unknown[];
@@ -15,7 +20,7 @@ export async function dumpDatabase(
   options: { withSearchBlocks?: boolean } = {},
 ): Promise<DatabaseDump> {
   const dump: DatabaseDump = {};
-  for (const table of db.tables) {
+  for (const table of db.tables.filter((table) => !DEVICE_TABLES.has(table.name))) {
     if (table.name === 'searchBlocks' && options.withSearchBlocks !== true) continue;
     const rows: unknown[] = await table.toArray();
     dump[table.name] = await Promise.all(

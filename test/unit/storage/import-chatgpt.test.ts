@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { asMessageId, asSessionId } from '../../../src/core/model';
-import type { TokenCounter } from '../../../src/core/ports';
 import { importChatGptExport } from '../../../src/storage/backup/import-chatgpt';
 import { createMessageStore } from '../../../src/storage/message.store';
 import { createSessionStore } from '../../../src/storage/session.store';
@@ -12,8 +11,11 @@ const exportText = readFileSync(
   'utf8',
 );
 /** One token per word is enough to see counts flow through. */
-const wordCounter: TokenCounter = { count: (text) => text.split(/\s+/).filter(Boolean).length };
-const deps = { clock: createFrozenClock(42_000), tokens: wordCounter };
+const countWords = (text: string): number => text.split(/\s+/).filter(Boolean).length;
+const deps = {
+  clock: createFrozenClock(42_000),
+  countTokens: (texts: string[]) => Promise.resolve(texts.map(countWords)),
+};
 
 describe('ChatGPT import', () => {
   it('turns each conversation into a session that keeps every branch', async () => {

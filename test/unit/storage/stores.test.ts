@@ -172,6 +172,10 @@ describe('file and chunk stores', () => {
       expect(file).not.toHaveProperty('blob');
       expect(file).not.toHaveProperty('pageMap');
     }
+    // One file alone, the same way, as an upload lists each file it stored.
+    expect(await files.getInfo(asFileId('f2'))).toEqual(listed[1]);
+    expect(await files.getInfo(asFileId('f1'))).not.toHaveProperty('text');
+    expect(await files.getInfo(asFileId('gone'))).toBeUndefined();
     // IndexedDB returns whole rows: the listing is cheap only if the row holds no text.
     expect(await db.files.get('f1')).not.toHaveProperty('text');
     expect((await files.get(asFileId('f1')))?.text).toHaveLength(10_000);

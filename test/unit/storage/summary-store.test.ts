@@ -5,7 +5,7 @@ import { createTestIndexedDb } from './storage-fixtures';
 
 // What the summaries store does is in chat-stores.contract.ts, run on IndexedDB and in memory.
 describe('summaries in storage', () => {
-  it('upgrades a version 4 database to 5 with an empty summaries table and its messages untouched', async () => {
+  it('upgrades a version 4 database with an empty summaries table and its messages untouched', async () => {
     const dexie = createTestIndexedDb();
     const old = new Dexie('upgrade-v5', dexie);
     old.version(4).stores(SCHEMA_V4);

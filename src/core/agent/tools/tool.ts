@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { FileId, ToolDefinition } from '../../model';
+import type { ChatSource, FileId, ToolDefinition } from '../../model';
 
 export interface ToolContext {
   signal: AbortSignal;
@@ -14,6 +14,8 @@ export interface ToolDocument {
   url?: string;
   /** Where in the file (page, character range), for the citation link. */
   location?: string;
+  /** The message of a past chat this passage is from: its citation opens the chat there. */
+  chat?: ChatSource;
 }
 
 /**

@@ -53,12 +53,27 @@ function priceOlderMessage(
  * How far back the history is listed block by block. Walking from the newest message back, a
  * block cannot be sent once the history newer than it passes the input budget on its own side
  * of the upload share (messages and files are cut separately, each newest first), nor once the
- * strategy's own cut lies behind it. Strategies that keep old messages (`head_and_tail`) or
- * count them in ways the walk does not follow see every block, as does `unbounded`.
+ * strategy's own cut lies behind it. `unbounded` sees every block; `head_and_tail` also lists
+ * its head (`findHeadEnd`).
  */
 interface HistoryWindow {
   /** Counts a message listed in full; false once everything older can only be dropped. */
   add(message: ChatMessageSimple, blocks: readonly Block[]): boolean;
+}
+
+/**
+ * The window of a strategy that keeps the newest blocks while their running measure stays
+ * within `limit` (required blocks counted too): once the listed blocks alone pass it, the
+ * strategy's cut lies among them and it drops everything older.
+ */
+function openKeptWhileWindow(measure: (block: Block) => number, limit: number): HistoryWindow {
+  let listed = 0;
+  return {
+    add: (_message, blocks) => {
+      for (const block of blocks) if (!block.isRequired) listed += measure(block);
+      return listed <= limit;
+    },
+  };
 }
 
 function openHistoryWindow(env: PartEnv): HistoryWindow {
@@ -77,14 +92,23 @@ function openHistoryWindow(env: PartEnv): HistoryWindow {
         },
       };
     }
+    case 'buffered':
+      return openKeptWhileWindow((block) => block.messageCount, strategy.size);
+    case 'head_and_tail':
+      return openKeptWhileWindow((block) => block.messageCount, strategy.tail);
+    case 'token_limited':
+      return openKeptWhileWindow((block) => block.tokens, strategy.maxTokens);
     case 'auto':
     case 'clear_tool_results': {
-      // Clearing can only make a step with tool calls cheaper: count it as free.
-      const isClearable = strategy.kind === 'clear_tool_results' && strategy.shouldClearArguments;
+      // Clearing arguments changes a step's price (a call's arguments sent as `{}` can cost a
+      // token more than short ones): a step counts at the least it can cost toward the
+      // messages' cut, and at the most it can cost as the block the cut may fall on.
+      const isClearing = strategy.kind === 'clear_tool_results' && strategy.shouldClearArguments;
+      const excluded = new Set(strategy.kind === 'clear_tool_results' ? strategy.excludeTools : []);
+      const isClearable = (call: { name: string }) => !excluded.has(call.name);
       // Files get what the messages leave: once the messages are cut (inside the window, as
       // they pass the whole budget), that is at most the upload share plus the block the cut
-      // fell on, which is no larger than the largest message block listed. Clearing arguments
-      // can make a small step a token or two larger, so then files get the whole budget.
+      // fell on, which is no larger than the largest message block listed.
       const { uploadBudget } = splitInputBudget(reach, resolveUploadShare(env.input.agent));
       let messageTokens = 0;
       let uploadTokens = 0;
@@ -95,24 +119,46 @@ function openHistoryWindow(env: PartEnv): HistoryWindow {
             if (block.isRequired) continue;
             if (block.isUpload) {
               uploadTokens += block.tokens;
+            } else if (isClearing && block.stepCalls !== undefined) {
+              const { least, most } = block.stepCalls.priceRange(isClearable);
+              largestMessage = Math.max(largestMessage, most);
+              messageTokens += least;
             } else {
               largestMessage = Math.max(largestMessage, block.tokens);
-              if (!isClearable || block.stepCalls === undefined) messageTokens += block.tokens;
+              messageTokens += block.tokens;
             }
           }
-          const uploadReach = isClearable ? reach : uploadBudget + largestMessage;
-          return messageTokens <= reach || uploadTokens <= uploadReach;
+          return messageTokens <= reach || uploadTokens <= uploadBudget + largestMessage;
         },
       };
     }
     case 'unbounded':
-    case 'buffered':
-    case 'token_limited':
-    case 'head_and_tail':
       return stays;
     default:
       return assertNever(strategy, 'history strategy');
   }
+}
+
+/**
+ * Where the head of `head_and_tail` ends (an index into the conversation): the strategy keeps
+ * the oldest conversation blocks, the summary first, while their messages stay within `head`,
+ * so every message up to the one holding the first block past it is listed block by block and
+ * only the stretch after it can be summed up. 0 for the other strategies, and when listing all.
+ */
+function findHeadEnd(env: PartEnv, summary: SummaryBlock | null, coveredUntil: number): number {
+  const strategy = env.input.historyStrategy ?? env.input.agent.historyStrategy;
+  if (strategy.kind !== 'head_and_tail' || !Number.isFinite(env.historyReach)) return 0;
+  let count = summary?.messageCount ?? 0;
+  if (count > strategy.head) return 0;
+  for (let index = 0; index < env.anchorIndex; index++) {
+    const message = env.conversation[index];
+    if (message === undefined || (index <= coveredUntil && !message.isPinned)) continue;
+    for (const block of priceOlderMessage(env, message, message.isPinned)) {
+      count += block.messageCount;
+      if (count > strategy.head) return index + 1;
+    }
+  }
+  return env.anchorIndex;
 }
 
 /** Messages beyond the window, between two pinned ones (or the start), as one elided block. */
@@ -312,6 +358,8 @@ export const historyPart: ContextPart = {
         if (block !== undefined) reversed.push(block);
       }
     };
+    const summary = active === null ? null : new SummaryBlock(active.summary, env.meter);
+    const headEnd = findHeadEnd(env, summary, coveredUntil);
     // Newest first, block by block, while something could still be sent.
     let beyond = -1;
     for (let index = env.anchorIndex - 1; index >= 0; index--) {
@@ -320,30 +368,40 @@ export const historyPart: ContextPart = {
       if (index <= coveredUntil && !message.isPinned) continue;
       const blocks = priceOlderMessage(env, message, message.isPinned);
       pushReversed(blocks);
-      if (!window.add(message, blocks)) {
+      if (!window.add(message, blocks) && index >= headEnd) {
         beyond = index;
         break;
       }
     }
-    const summary = active === null ? null : new SummaryBlock(active.summary, env.meter);
     if (beyond < 0) {
       if (summary !== null) reversed.push(summary);
     } else {
       // The rest, older than `beyond`: pinned messages listed, the stretches between summed.
       const sums = sumOlderHistory(env, beyond);
-      const firstUncovered = coveredUntil + 1;
+      const firstElided = Math.max(coveredUntil + 1, headEnd);
       let end = beyond;
       for (let at = sums.pinnedAt.length - 1; at >= 0; at--) {
         const pinned = sums.pinnedAt[at] ?? -1;
         const message = env.conversation[pinned];
         if (pinned >= beyond || message === undefined) continue;
-        const stretch = elideStretch(env, sums, Math.max(pinned + 1, firstUncovered), end, null);
+        // The head lists its own pinned messages below.
+        if (pinned < headEnd) break;
+        const stretch = elideStretch(env, sums, Math.max(pinned + 1, firstElided), end, null);
         if (stretch !== null) reversed.push(stretch);
         pushReversed(priceOlderMessage(env, message, true));
         end = pinned;
       }
-      const oldest = elideStretch(env, sums, firstUncovered, end, summary);
+      const oldest = elideStretch(env, sums, firstElided, end, headEnd > 0 ? null : summary);
       if (oldest !== null) reversed.push(oldest);
+      if (headEnd > 0) {
+        // The head, block by block, as the strategy keeps it, after the summary.
+        for (let index = headEnd - 1; index >= 0; index--) {
+          const message = env.conversation[index];
+          if (message === undefined || (index <= coveredUntil && !message.isPinned)) continue;
+          pushReversed(priceOlderMessage(env, message, message.isPinned));
+        }
+        if (summary !== null) reversed.push(summary);
+      }
     }
     for (const message of env.excluded) {
       for (const block of priceOlderMessage(env, message, false)) {

@@ -46,6 +46,12 @@ export interface StepCalls {
   overrides: ReadonlyMap<string, CallOverride>;
   /** The same step sent with these overrides: a new block, this one unchanged. */
   adjust(overrides: ReadonlyMap<string, CallOverride>): Block;
+  /**
+   * The least and the most this block can cost once any of the calls `isClearable` accepts has
+   * its arguments sent cleared or as they are (each call either way, whichever the strategy
+   * picks): what the history window counts before it knows which calls the strategy clears.
+   */
+  priceRange(isClearable: (call: ToolCall) => boolean): { least: number; most: number };
 }
 
 /** What an elided stretch of history holds, summed; its blocks only when asked for. */

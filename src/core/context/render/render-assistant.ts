@@ -141,22 +141,27 @@ class StepBlock extends ConversationBlock {
     overrides: ReadonlyMap<string, CallOverride> = NO_OVERRIDES,
   ) {
     super(part, isRequired);
-    let contentTokens = 0;
+    // Everything but the calls' arguments, which clearing can change.
+    let fixedTokens = 0;
     if (step.reasoning && hasReasoningToSend(step, isCurrentTurn, env))
-      contentTokens += step.reasoning.tokenCount;
+      fixedTokens += step.reasoning.tokenCount;
     // The stored count is of the text before display artifacts were removed: an upper bound.
-    if (hasText) contentTokens += step.textTokenCount;
+    if (hasText) fixedTokens += step.textTokenCount;
+    const argumentsTokens = (call: ToolCall): number =>
+      overrides.get(call.id)?.isArgumentsCleared === true
+        ? env.meter.countText(CLEARED_ARGUMENTS_TEXT)
+        : call.argumentsTokenCount;
+    let contentTokens = fixedTokens;
     for (const call of step.toolCalls) {
-      const isCleared = overrides.get(call.id)?.isArgumentsCleared === true;
-      contentTokens +=
-        (isCleared ? env.meter.countText(CLEARED_ARGUMENTS_TEXT) : call.argumentsTokenCount) +
-        TOOL_CALL_OVERHEAD_TOKENS;
+      fixedTokens += TOOL_CALL_OVERHEAD_TOKENS;
+      contentTokens += argumentsTokens(call) + TOOL_CALL_OVERHEAD_TOKENS;
     }
     const hasCalls = step.toolCalls.length > 0;
     this.#callTokens = env.meter.priceMessage(contentTokens);
-    this.#resultTokens = hasCalls
+    const resultTokens = hasCalls
       ? env.meter.priceMessage(priceToolResults(step.toolCalls, isCurrentTurn, env, overrides))
       : 0;
+    this.#resultTokens = resultTokens;
     this.tokens = this.#callTokens + this.#resultTokens;
     this.messageCount = hasCalls ? 2 : 1;
     this.sourceId = sourceId;
@@ -171,6 +176,21 @@ class StepBlock extends ConversationBlock {
           overrides,
           adjust: (next) =>
             new StepBlock(step, hasText, sourceId, isCurrentTurn, env, part, isRequired, next),
+          priceRange: (isClearable) => {
+            const cleared = env.meter.countText(CLEARED_ARGUMENTS_TEXT);
+            let least = fixedTokens;
+            let most = fixedTokens;
+            for (const call of step.toolCalls) {
+              const sent = argumentsTokens(call);
+              const other = isClearable(call) ? cleared : sent;
+              least += Math.min(sent, other);
+              most += Math.max(sent, other);
+            }
+            return {
+              least: env.meter.priceMessage(least) + resultTokens,
+              most: env.meter.priceMessage(most) + resultTokens,
+            };
+          },
         }
       : undefined;
   }

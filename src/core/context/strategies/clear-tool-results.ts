@@ -16,6 +16,13 @@ function sumTokens(blocks: readonly Block[]): number {
 }
 
 /**
+ * Earlier turns' steps are the same objects from request to request (see `history.part.ts`),
+ * and past the newest `keep` calls they are cleared the same way every time: the cleared
+ * block is made once per step and what it clears, and reused while that stays the same.
+ */
+const clearedByBlock = new WeakMap<Block, { key: string; block: Block }>();
+
+/**
  * Clears old tool results once the context would pass the strategy's threshold, as the
  * providers' own context editing does: every call but the newest `keep` (calls of excluded
  * tools are neither cleared nor counted) reads a short notice instead of its result, and with
@@ -34,11 +41,17 @@ export function clearOldToolResults(
   const argumentsTokens = meter.countText('{}');
   const cleared: Array<{ blockIndex: number; reduction: Reduction }> = [];
   let toKeep = strategy.keep;
+  // What a cleared block depends on besides the block and which of its calls are cleared.
+  const settingsKey = `${clearedTokens}:${argumentsTokens}:${strategy.shouldClearArguments}:${strategy.excludeTools.join('\u0000')}`;
   /** The block with every call past the newest `keep` cleared; counts the calls it keeps. */
   const clearBlock = (block: Block, record: (reduction: Reduction) => void): Block => {
     const step = block.stepCalls;
     if (step === undefined) return block;
-    let overrides: Map<string, CallOverride> | null = null;
+    const changes: Array<[string, CallOverride]> = [];
+    // Past the newest `keep` calls every call the settings allow is cleared: the settings say
+    // it all. Otherwise the calls cleared are named.
+    const isAllCleared = toKeep === 0;
+    let key = settingsKey;
     for (let at = step.calls.length - 1; at >= 0; at--) {
       const call = step.calls[at];
       if (call === undefined || excluded.has(call.name)) continue;
@@ -63,8 +76,8 @@ export function clearOldToolResults(
         tokensBefore += call.argumentsTokenCount;
         tokensAfter += argumentsTokens;
       }
-      overrides ??= new Map(step.overrides);
-      overrides.set(call.id, override);
+      changes.push([call.id, override]);
+      if (!isAllCleared) key += `\u0001${call.id}`;
       record({
         kind: 'cleared',
         reason: 'clear_threshold',
@@ -74,7 +87,14 @@ export function clearOldToolResults(
         tokensAfter,
       });
     }
-    return overrides === null ? block : step.adjust(overrides);
+    if (changes.length === 0) return block;
+    // Only a block sent as stored is remembered: overrides made elsewhere are not in the key.
+    const isPlain = step.overrides.size === 0;
+    const memo = isPlain ? clearedByBlock.get(block) : undefined;
+    if (memo !== undefined && memo.key === key) return memo.block;
+    const adjusted = step.adjust(new Map([...step.overrides, ...changes]));
+    if (isPlain) clearedByBlock.set(block, { key, block: adjusted });
+    return adjusted;
   };
   /** Blocks oldest first, cleared newest first (as the loop below goes). */
   const clearAll = (inner: readonly Block[]): Block[] => {

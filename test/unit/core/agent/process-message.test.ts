@@ -224,6 +224,21 @@ describe('processMessage through the agent host', () => {
     expect(siblings.map((m) => m.id).sort()).toEqual(turn.answers.map((a) => a.id).sort());
   });
 
+  it('keeps compared answers in the order of the models, also when they start in the same millisecond', async () => {
+    // A frozen clock, and ids that sort in the reverse of the order they are made (random ids may).
+    let id = 1_000;
+    const agent = await TestAgent.create({ clockStepMs: 0, newId: () => `id-${--id}` });
+    const models = ['model-a', 'model-b', 'model-c'];
+    await agent.addProvider({ models });
+    for (const model of models) agent.scriptFor(model, scripts.text(`Answer from ${model}`));
+    const turn = await agent.send('compare', { models: models.map((modelId) => ({ providerId: TEST_PROVIDER_ID, modelId })) });
+    const messages = createMessageStore(agent.db, agent.clock);
+    const siblings = await messages.children(turn.answers[0]!.sessionId, turn.answers[0]!.parentId);
+    expect(siblings.map((m) => (m.role === 'assistant' ? m.model?.modelId : m.role))).toEqual(models);
+    const branches = await messages.siblings(turn.answers[2]!.id);
+    expect(branches.index).toBe(2);
+  });
+
   it('stops one model in compare mode: that answer is stopped, the other completes', async () => {
     const agent = await TestAgent.create();
     await agent.addProvider({ models: ['model-a', 'model-b'] });

@@ -5,7 +5,7 @@ import { removeDisplayArtifacts } from '../../../../src/core/context/remove-from
 import type { ChatMessageSimple, ProviderKind } from '../../../../src/core/model';
 import type { TokenCounter } from '../../../../src/core/ports';
 import { createTokenCounter } from '../../../../src/core/tokens';
-import { buildSessionInput, sessionArbitrary } from './random-session';
+import { buildSessionInput, sessionArbitrary, strategyArbitrary } from './random-session';
 
 /**
  * History blocks are priced once per message object and reused by later requests that price
@@ -32,6 +32,8 @@ const changeArbitrary = fc.record({
   hasVision: keepOr(fc.boolean()),
   providerKind: keepOr(fc.constantFrom<ProviderKind>('openai', 'anthropic', 'google')),
   removal: keepOr(fc.constantFrom('default', 'shared', 'fresh')),
+  /** Another strategy (steps cleared for one are reused only while they clear the same). */
+  strategy: keepOr(strategyArbitrary),
   /**
    * Per message: 1 toggles its pin and 2 its exclusion (as copies, the way storage hands them
    * out), 3 toggles its pin on the same object; anything else keeps it as it is.
@@ -79,6 +81,7 @@ function applyChange(input: ContextInput, change: Change): ContextInput {
       hasVision: change.hasVision === 'keep' ? input.model.hasVision : change.hasVision,
     },
     providerKind: change.providerKind === 'keep' ? input.providerKind : change.providerKind,
+    historyStrategy: change.strategy === 'keep' ? input.historyStrategy : change.strategy,
     ...(calibrationFactor !== undefined ? { calibrationFactor } : {}),
     ...(removeFromText !== undefined ? { removeFromText } : {}),
   };
@@ -101,6 +104,30 @@ describe('history blocks reused across requests', () => {
           for (const change of changes) {
             input = applyChange(input, change);
             expect(observe(input)).toEqual(observe({ ...input, chain: freshCopy(input.chain) }));
+          }
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+
+  it('clears the same steps as never-seen copies when the clearing settings change', () => {
+    const clearing = fc.record({
+      kind: fc.constant('clear_tool_results' as const),
+      triggerTokens: fc.constantFrom(1, 200),
+      keep: fc.integer({ min: 0, max: 3 }),
+      excludeTools: fc.subarray(['web_search', 'open_url']),
+      shouldClearArguments: fc.boolean(),
+    });
+    fc.assert(
+      fc.property(
+        sessionArbitrary,
+        fc.array(clearing, { minLength: 2, maxLength: 4 }),
+        (session, strategies) => {
+          const input = buildSessionInput(session, counter);
+          for (const historyStrategy of strategies) {
+            const next = { ...input, historyStrategy };
+            expect(observe(next)).toEqual(observe({ ...next, chain: freshCopy(next.chain) }));
           }
         },
       ),

@@ -61,6 +61,7 @@ describe('history listed only as far as it could be sent', () => {
 
   it('gives what listing every block gives, on the first request and the next', () => {
     let unlistedRuns = 0;
+    const unlistedByStrategy = new Map<string, number>();
     const runs = 400;
     fc.assert(
       fc.property(
@@ -112,7 +113,11 @@ describe('history listed only as far as it could be sent', () => {
           const expected = observe(assembleContextListingAllHistory(input));
           expect(observe(assembleContext(input))).toEqual(expected);
           const first = assembleContext(input);
-          if (first.ok && isPartlyUnlisted(input, first.value.budget.inputBudget)) unlistedRuns++;
+          if (first.ok && isPartlyUnlisted(input, first.value.budget.inputBudget)) {
+            unlistedRuns++;
+            const kind = (input.historyStrategy ?? input.agent.historyStrategy).kind;
+            unlistedByStrategy.set(kind, (unlistedByStrategy.get(kind) ?? 0) + 1);
+          }
 
           // The next request on the same objects reuses the sums, unless a pin moved in place.
           if (pinInPlace !== undefined && input.chain.length > 1) {
@@ -128,5 +133,15 @@ describe('history listed only as far as it could be sent', () => {
     );
     // The property says something only if many runs left history unlisted (53 of 400 here).
     expect(unlistedRuns).toBeGreaterThan(runs / 10);
+    // Every strategy that can stop the walk early did so in some runs.
+    for (const kind of [
+      'auto',
+      'last_turns',
+      'clear_tool_results',
+      'buffered',
+      'token_limited',
+      'head_and_tail',
+    ])
+      expect(unlistedByStrategy.get(kind) ?? 0, kind).toBeGreaterThan(0);
   });
 });

@@ -1,6 +1,18 @@
 import { describe, expect, it, vi } from 'vitest';
-import type { MessageId, SessionId } from '../../../../src/core/model';
-import { ChatSessionState } from '../../../../src/state/chat/chat-session.svelte';
+import {
+  asMessageId,
+  asSessionId,
+  type ChatMessageSimple,
+  type MessageId,
+  type SessionId,
+} from '../../../../src/core/model';
+import {
+  ChatSessionState,
+  FIRST_SCREEN_MESSAGES,
+  OLDER_MESSAGES_BATCH,
+} from '../../../../src/state/chat/chat-session.svelte';
+import { placeRows } from '../../../../src/storage/message-lines';
+import { toMessageRow } from '../../../../src/storage/message-rows';
 import { createTemporaryChatStores } from '../../../../src/state/chat/chat-stores';
 import { createMessageStore } from '../../../../src/storage/message.store';
 import { createSessionStore } from '../../../../src/storage/session.store';
@@ -8,6 +20,7 @@ import type { AgentClient } from '../../../../src/workers/agent/agent.client';
 import { createMemorySessionLocks, type SessionLocks } from '../../../../src/workers/agent/session-locks';
 import { scripts } from '../../../fakes/scripted-llm-client';
 import { TEST_MODEL, TestAgent } from '../../../fakes/test-agent';
+import { buildAssistantMessage, buildSession, buildUserMessage } from '../../storage/storage-fixtures';
 
 /**
  * The chat state over the real agent host and real stores (fake-indexeddb): what it shows after
@@ -33,6 +46,7 @@ async function createChat(options: { afterTurn?: () => Promise<void>; locks?: Se
     previewContext: (request) => agent.api.previewContext(request),
     lastRequest: (userMessageId) => agent.api.lastRequest(userMessageId),
     countTokens: (text) => agent.api.countTokens(text),
+    countTokensOfEach: (texts) => agent.api.countTokensOfEach(texts),
     compactNow: (sessionId) => agent.api.compactNow(sessionId),
     undoCompaction: (sessionId) => agent.api.undoCompaction(sessionId),
     listSummaries: (sessionId) => agent.api.listSummaries(sessionId),
@@ -131,6 +145,88 @@ describe('the chat after a saved turn', () => {
   });
 });
 
+describe('a long chat', () => {
+  /** A stored chat of `turns` questions and answers, longer than one batch of older messages. */
+  async function seedLongChat({ agent }: Awaited<ReturnType<typeof createChat>>, turns: number) {
+    const messages: ChatMessageSimple[] = [];
+    let parent: string | null = null;
+    for (let turn = 0; turn < turns; turn++) {
+      messages.push(buildUserMessage(`q${turn}`, parent, { createdAt: 10 + turn * 2 }));
+      messages.push(buildAssistantMessage(`a${turn}`, `q${turn}`, { createdAt: 11 + turn * 2 }));
+      parent = `a${turn}`;
+    }
+    // Written in one go, as an import places them.
+    await agent.db.sessions.put(buildSession({ id: asSessionId('s1'), currentLeafId: asMessageId(parent ?? '') }));
+    await agent.db.messages.bulkPut(placeRows([], messages.map(toMessageRow)));
+  }
+  const TURNS = Math.ceil((FIRST_SCREEN_MESSAGES + OLDER_MESSAGES_BATCH) / 2) + 10;
+
+  it('opens at its newest messages, then puts every older one in front, in order', async () => {
+    const setup = await createChat();
+    await seedLongChat(setup, TURNS);
+    const { chat, storedChain } = setup;
+    await chat.open(asSessionId('s1'));
+    expect(chat.chain).toHaveLength(FIRST_SCREEN_MESSAGES);
+    expect(chat.chain.at(-1)?.id).toBe(`a${TURNS - 1}`);
+    const firstScreen = [...chat.chain];
+    const firstItems = [...chat.items];
+    await vi.waitFor(() => expect(chat.chain).toHaveLength(TURNS * 2), { timeout: 20_000 });
+    expect(chat.chain).toEqual(await storedChain());
+    // The messages of the first screen stay the same objects: their rows are not built again.
+    for (const [index, message] of firstScreen.entries())
+      expect(chat.chain[TURNS * 2 - FIRST_SCREEN_MESSAGES + index]).toBe(message);
+    expect(chat.items.map((item) => item.key)).toEqual(chat.chain.map((message) => message.id));
+    for (const [index, item] of firstItems.entries())
+      expect(chat.items[TURNS * 2 - FIRST_SCREEN_MESSAGES + index]).toBe(item);
+  });
+
+  it('opened at a message far above its first screen, shows the whole chain with that message marked', async () => {
+    const setup = await createChat();
+    await seedLongChat(setup, TURNS);
+    const { chat, storedChain } = setup;
+    await chat.open(asSessionId('s1'), asMessageId('a1'));
+    expect(chat.chain).toEqual(await storedChain());
+    expect(chat.focusedMessageId).toBe('a1');
+  });
+
+  it('keeps a turn sent before the older messages arrived, and lists no message twice', async () => {
+    const setup = await createChat();
+    await seedLongChat(setup, TURNS);
+    const { chat, say, storedChain } = setup;
+    await chat.open(asSessionId('s1'));
+    await say('one more');
+    await vi.waitFor(() => expect(chat.chain).toHaveLength(TURNS * 2 + 2), { timeout: 20_000 });
+    expect(chat.chain).toEqual(await storedChain());
+    expect(texts(chat.chain.slice(-2))).toEqual(['one more', 'Answer to one more']);
+  });
+
+  it('drops the older messages of a chat no longer shown', async () => {
+    const setup = await createChat();
+    await seedLongChat(setup, TURNS);
+    const { chat, messages, say } = setup;
+    const reads: Array<Promise<unknown>> = [];
+    const loadChainEnd = messages.loadChainEnd.bind(messages);
+    messages.loadChainEnd = (...args) => {
+      const read = loadChainEnd(...args);
+      reads.push(read);
+      return read;
+    };
+    await chat.open(asSessionId('s1'));
+    // A batch of older messages is being read when another chat is shown.
+    await vi.waitFor(() => expect(reads).toHaveLength(2), { timeout: 20_000, interval: 1 });
+    await chat.open(null);
+    await say('a new chat');
+    // Every read the first chat started has come back, and the tasks after it have run.
+    for (let settled = -1; settled !== reads.length; ) {
+      settled = reads.length;
+      await Promise.all(reads);
+      await new Promise((resolve) => setTimeout(resolve, 0));
+    }
+    expect(reads).toHaveLength(2);
+    expect(texts(chat.chain)).toEqual(['a new chat', 'Answer to a new chat']);
+  });
+});
+
 describe('a send the worker refuses', () => {
   it('lets go of the composer only once the question is stored', async () => {
     const { agent, chat } = await createChat();
@@ -225,5 +321,59 @@ describe('a temporary chat', () => {
     expect(chat.hasUnsavedTemporaryChat).toBe(false);
     await vi.waitFor(async () => expect(await agent.api.temporaryChat('getSession', [temporaryId])).toBeUndefined());
     expect(await agent.db.sessions.count()).toBe(0);
+  });
+});
+
+describe('opening a chat at a message', () => {
+  it('shows the branch holding the message and marks it, and forgets the mark on the next send', async () => {
+    const { agent, chat, say } = await createChat();
+    await say('one');
+    const firstAnswer = chat.chain[1]?.id as MessageId;
+    agent.script(scripts.text('Another answer'));
+    await chat.regenerate(firstAnswer, TEST_MODEL);
+    const sessionId = chat.session?.id as SessionId;
+
+    await chat.open(null);
+    await chat.open(sessionId, firstAnswer);
+    expect(texts(chat.chain)).toEqual(['one', 'Answer to one']);
+    expect(chat.focusedMessageId).toBe(firstAnswer);
+
+    await say('two');
+    expect(chat.focusedMessageId).toBeNull();
+  });
+
+  it('opens the chat without a mark when the message is not in it', async () => {
+    const { chat, say } = await createChat();
+    await say('one');
+    const sessionId = chat.session?.id as SessionId;
+    await chat.open(null);
+    await chat.open(sessionId, 'gone' as MessageId);
+    expect(texts(chat.chain)).toEqual(['one', 'Answer to one']);
+    expect(chat.focusedMessageId).toBeNull();
+  });
+});
+
+describe('merging compared answers', () => {
+  it('streams the merged answer as a new branch under the question, naming the compared answers', async () => {
+    const { agent, chat } = await createChat();
+    const alpha = { ...TEST_MODEL, modelId: 'model-alpha' };
+    const beta = { ...TEST_MODEL, modelId: 'model-beta' };
+    agent.scriptFor('model-alpha', scripts.text('Alpha answer.'));
+    agent.scriptFor('model-beta', scripts.text('Beta answer.'));
+    await chat.send('Which?', [alpha, beta]);
+    const compared = chat.compareGroup?.answers.map((answer) => answer.messageId);
+    expect(compared).toHaveLength(2);
+
+    agent.scriptFor('model-beta', scripts.text('Merged answer.'));
+    await chat.fuse(beta);
+    expect(chat.compareGroup).toBeNull();
+    expect(texts(chat.chain)).toEqual(['Which?', 'Merged answer.']);
+    const merged = chat.items.at(-1);
+    expect(merged?.kind === 'answer' ? merged.answer.fusedFrom : undefined).toEqual([
+      { messageId: compared?.[0], label: 'Answer 1 (model-alpha)' },
+      { messageId: compared?.[1], label: 'Answer 2 (model-beta)' },
+    ]);
+    const position = await chat.siblingsOf(chat.chain[1]?.id as string);
+    expect({ index: position.index, count: position.count }).toEqual({ index: 2, count: 3 });
   });
 });

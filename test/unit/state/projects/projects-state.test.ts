@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { FileId, ModelInfo } from '../../../../src/core/model';
+import { asFileId, type FileId, type ModelInfo } from '../../../../src/core/model';
+import type { FileStore, StoredFile } from '../../../../src/core/ports';
 import { AttachmentsState } from '../../../../src/state/chat/attachments.svelte';
 import { NoticesState } from '../../../../src/state/shell/notices.svelte';
-import { FileViewerState } from '../../../../src/state/projects/file-viewer.svelte';
+import { FileViewerState, type FileViewerDeps } from '../../../../src/state/projects/file-viewer.svelte';
 import { describeUploadRow } from '../../../../src/state/projects/upload-rows';
 import { ProjectsState } from '../../../../src/state/projects/projects.svelte';
 import type { EmbeddingClient, EmbeddingProgressListener } from '../../../../src/workers/embedding/embedding.client';
@@ -310,7 +311,72 @@ describe('ProjectsState', () => {
   });
 });
 
+/** The viewer over real stores, with the sync fetch and the download recorded. */
+function viewerDeps(
+  files: FileStore,
+  fetchBytes: FileViewerDeps['fetchBytes'] = () => Promise.resolve({ ok: true }),
+): FileViewerDeps & { saved: { name: string; text: Promise<string> }[] } {
+  const saved: { name: string; text: Promise<string> }[] = [];
+  return { files, fetchBytes, saveFile: (name, blob) => saved.push({ name, text: blob.text() }), saved };
+}
+
+function buildRemoteFile(): StoredFile {
+  return {
+    id: asFileId('synced'),
+    projectId: null,
+    name: 'minutes.txt',
+    mimeType: 'text/plain',
+    sizeBytes: 17,
+    hash: 'h1',
+    blob: new Blob([]),
+    isBlobRemote: true,
+    status: 'ready',
+    text: 'Minutes of the AGM',
+    tokenCount: 5,
+    createdAt: 1,
+    updatedAt: 1,
+  };
+}
+
 describe('FileViewerState', () => {
+  it('downloads a synced file by fetching its original first, then from this device', async () => {
+    const stores = await createRagStores();
+    await stores.files.put(buildRemoteFile());
+    let fetches = 0;
+    const deps = viewerDeps(stores.files, async (fileId) => {
+      fetches++;
+      const file = await stores.files.get(fileId);
+      if (file) await stores.files.put({ ...file, blob: new Blob(['the original bytes']), isBlobRemote: false });
+      return { ok: true };
+    });
+    const viewer = new FileViewerState(deps);
+    await viewer.open(asFileId('synced'));
+    expect(viewer.viewed?.isBlobRemote).toBe(true);
+    expect(viewer.viewed?.text).toBe('Minutes of the AGM');
+
+    await viewer.downloadOriginal();
+    expect(viewer.viewed?.isBlobRemote).toBe(false);
+    expect(viewer.original).toEqual({ isFetching: false, error: null });
+    await viewer.downloadOriginal();
+    expect(fetches).toBe(1);
+    expect(deps.saved.map((file) => file.name)).toEqual(['minutes.txt', 'minutes.txt']);
+    expect(await deps.saved[0]?.text).toBe('the original bytes');
+  });
+
+  it('shows why the original could not be fetched and downloads nothing', async () => {
+    const stores = await createRagStores();
+    await stores.files.put(buildRemoteFile());
+    const deps = viewerDeps(stores.files, () =>
+      Promise.resolve({ ok: false, error: { message: 'Cannot reach the sync server at https://couch.example.' } }),
+    );
+    const viewer = new FileViewerState(deps);
+    await viewer.open(asFileId('synced'));
+    await viewer.downloadOriginal();
+    expect(viewer.original.error).toMatch(/Cannot reach the sync server/);
+    expect(viewer.viewed?.isBlobRemote).toBe(true);
+    expect(deps.saved).toEqual([]);
+  });
+
   it('opens a PDF citation at its page with the cited range', async () => {
     const { projects, stores } = await createProjects();
     const project = await projects.create('Reports');
@@ -320,7 +386,7 @@ describe('FileViewerState', () => {
     if (!fileId) throw new Error('the PDF was not stored');
     const chunk = (await stores.chunks.listByFile(fileId)).find((c) => c.text.includes('Lisbon'));
 
-    const viewer = new FileViewerState({ files: stores.files });
+    const viewer = new FileViewerState(viewerDeps(stores.files));
     await viewer.openCitation({ number: 1, title: 'report.pdf', fileId, location: chunk?.location ?? '' });
 
     expect(viewer.viewed?.page).toBe(3);
@@ -331,7 +397,7 @@ describe('FileViewerState', () => {
 
   it('says so when the cited file is gone', async () => {
     const { stores } = await createRagStores().then((s) => ({ stores: s }));
-    const viewer = new FileViewerState({ files: stores.files });
+    const viewer = new FileViewerState(viewerDeps(stores.files));
     await viewer.openCitation({ number: 1, title: 'gone', fileId: 'missing' as never, location: 'chars 0–5' });
     expect(viewer.viewed).toBeNull();
     expect(viewer.error).toMatch(/no longer stored/);

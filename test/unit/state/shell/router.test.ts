@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { asProjectId, asSessionId } from '../../../../src/core/model';
+import { asMessageId, asProjectId, asSessionId } from '../../../../src/core/model';
 import { parseRoute, RouterState, routeHref, shouldFollowCreatedSession, type Route } from '../../../../src/state/shell/router.svelte';
 
 describe('hash routes', () => {
@@ -8,6 +8,7 @@ describe('hash routes', () => {
       { name: 'chat', sessionId: null },
       { name: 'chat', sessionId: asSessionId('a b/c') },
       { name: 'chat', sessionId: null, isTemporary: true },
+      { name: 'chat', sessionId: asSessionId('s1'), messageId: asMessageId('m/1') },
       { name: 'settings' },
       { name: 'settings', section: 'embeddings' },
       { name: 'agents' },

@@ -117,9 +117,14 @@ describe('ingestFiles', () => {
         outcome.kind === 'stored' ? `${outcome.status}:${outcome.error?.code}` : outcome.kind,
       ),
     ).toEqual(['error:encrypted_pdf', 'no_text:no_text', 'error:broken_file', 'rejected']);
-    const stored = await stores.files.listByProject(PROJECT);
-    expect(stored.map((file) => file.status)).toEqual(['error', 'no_text', 'error']);
-    expect(stored[0]?.error).toMatch(/password/);
+    // Files ingested side by side get their ids (and so their stored order) as each finishes
+    // hashing: look them up by name.
+    const stored = new Map((await stores.files.listByProject(PROJECT)).map((file) => [file.name, file]));
+    expect([...stored.keys()].sort()).toEqual(['broken.pdf', 'encrypted.pdf', 'scanned.pdf']);
+    expect(stored.get('encrypted.pdf')?.status).toBe('error');
+    expect(stored.get('encrypted.pdf')?.error).toMatch(/password/);
+    expect(stored.get('scanned.pdf')?.status).toBe('no_text');
+    expect(stored.get('broken.pdf')?.status).toBe('error');
   });
 
   it('refuses an empty file as empty and keeps nothing of it', async () => {
@@ -264,7 +269,8 @@ describe('loadProjectFiles', () => {
       [fixtureInput('minutes.docx'), fixtureInput('scanned.pdf')],
       () => undefined,
     );
-    const files = await loadProjectFiles(stores.files, PROJECT);
+    // Stored in the order the files finished hashing: compared by name.
+    const files = (await loadProjectFiles(stores.files, PROJECT)).sort((a, b) => a.name.localeCompare(b.name));
     expect(files.map(({ name, status }) => ({ name, status }))).toEqual([
       { name: 'minutes.docx', status: 'ready' },
       { name: 'scanned.pdf', status: 'no_text' },

@@ -1,0 +1,282 @@
+/**
+ * Records every local change to a synced table in the same IndexedDB transaction as the change
+ * itself, as a Dexie middleware under every store: whichever code writes a session, a message or
+ * a setting, its sync record (revision, device, time, per-field stamps, pending flag) is written
+ * or none is. Deletions leave the record behind as a tombstone. Writes that come from the
+ * server go through `applyingRemote`, which the middleware lets pass untouched.
+ */
+import type {
+  DBCore,
+  DBCoreMutateRequest,
+  DBCoreMutateResponse,
+  DBCoreTable,
+  DBCoreTransaction,
+  Middleware,
+} from 'dexie';
+import {
+  formatStamp,
+  MAX_ANCESTORS,
+  revisionGeneration,
+  stampLocalChange,
+} from '../../core/sync/record-version';
+import { randomRevisionHash } from '../../core/sync/sync-crypto';
+import {
+  isSyncedTable,
+  SYNC_RECORDS_TABLE,
+  SYNC_STATE_TABLE,
+  syncRecordKey,
+  toSyncedBody,
+  type SyncedTable,
+} from './synced-tables';
+
+/**
+ * The file bytes the server holds as a record's attachment: which content they are (the file's
+ * hash), and the stub that names them in later revisions (`digest` for PouchDB, `revpos` for
+ * CouchDB).
+ */
+export interface SyncAttachment {
+  hash: string;
+  digest: string;
+  revpos: number;
+  length: number;
+}
+
+/** One synced record's state on this device; the row itself lives in its own table. */
+export interface SyncRecordRow {
+  key: string;
+  table: SyncedTable;
+  id: string;
+  rev: string;
+  ancestors: string[];
+  isDeleted: boolean;
+  stamps: Record<string, string>;
+  device: string;
+  changedAt: number;
+  /** The server's id for it, once known (an HMAC, computed outside transactions). */
+  docId?: string;
+  /** A file's bytes on the server, once sent or seen there. */
+  attachment?: SyncAttachment;
+  /** 1 while the server lacks this revision; absent otherwise, so the index lists only these. */
+  pending?: 1;
+}
+
+export interface SyncStateRow {
+  key: string;
+  value: unknown;
+}
+
+/** The device's id, and the hybrid clock's last stamp time. */
+export const DEVICE_KEY = 'device';
+export const CLOCK_KEY = 'clock';
+
+const remoteTransactions = new WeakSet<object>();
+
+/** Marks a Dexie transaction's writes as coming from the server: not tracked again. */
+export function markApplyingRemote(idbTransaction: object): void {
+  remoteTransactions.add(idbTransaction);
+}
+
+export function nextLocalRevision(previous: string | undefined): string {
+  const generation = previous === undefined ? 0 : revisionGeneration(previous);
+  return `${generation + 1}-${randomRevisionHash()}`;
+}
+
+interface TrackedChange {
+  id: string;
+  before: unknown;
+  after: unknown;
+}
+
+/**
+ * The device and the stamp time of a transaction's changes. Every write in one transaction
+ * shares them: the state is read once per transaction and the clock moved once, not once per
+ * write (a backup import writes many tables in each of its transactions).
+ */
+interface TransactionStamp {
+  device: string;
+  time: number;
+  isNewDevice: boolean;
+  /** Whether the clock (and a new device id) is written in this transaction already. */
+  isSaved: boolean;
+}
+
+const transactionStamps = new WeakMap<object, Promise<TransactionStamp>>();
+
+async function stampTransaction(
+  state: DBCoreTable,
+  trans: DBCoreTransaction,
+  now: () => number,
+): Promise<TransactionStamp> {
+  const [deviceRow, clockRow] = (await state.getMany({ trans, keys: [DEVICE_KEY, CLOCK_KEY] })) as (
+    SyncStateRow | undefined
+  )[];
+  const stored = deviceRow?.value;
+  const device = typeof stored === 'string' ? stored : crypto.randomUUID();
+  const clock = typeof clockRow?.value === 'number' ? clockRow.value : 0;
+  const time = Math.max(now(), clock + 1);
+  return { device, time, isNewDevice: typeof stored !== 'string', isSaved: false };
+}
+
+function readTransactionStamp(
+  state: DBCoreTable,
+  trans: DBCoreTransaction,
+  now: () => number,
+): Promise<TransactionStamp> {
+  let stamp = transactionStamps.get(trans);
+  if (stamp === undefined) {
+    stamp = stampTransaction(state, trans, now);
+    transactionStamps.set(trans, stamp);
+  }
+  return stamp;
+}
+
+/** Writes the sync records for changes already made in `trans`. */
+export async function recordLocalChanges(
+  core: DBCore,
+  trans: DBCoreTransaction,
+  table: SyncedTable,
+  changes: readonly TrackedChange[],
+  now: () => number,
+): Promise<void> {
+  const records = core.table(SYNC_RECORDS_TABLE);
+  const state = core.table(SYNC_STATE_TABLE);
+  const stamped = await readTransactionStamp(state, trans, now);
+  const { device, time } = stamped;
+  const stamp = formatStamp(time, device);
+  const keys = changes.map((change) => syncRecordKey(table, change.id));
+  const existing = (await records.getMany({ trans, keys })) as (SyncRecordRow | undefined)[];
+  const updates: SyncRecordRow[] = [];
+  changes.forEach((change, index) => {
+    const record = existing[index];
+    const before = change.before === undefined ? undefined : toSyncedBody(table, change.before);
+    const after = change.after === undefined ? undefined : toSyncedBody(table, change.after);
+    const stamps = stampLocalChange(
+      record?.stamps ?? {},
+      before,
+      after,
+      stamp,
+      record?.isDeleted ?? false,
+    );
+    if (stamps === null) return;
+    updates.push({
+      key: syncRecordKey(table, change.id),
+      table,
+      id: change.id,
+      rev: nextLocalRevision(record?.rev),
+      ancestors:
+        record === undefined ? [] : [record.rev, ...record.ancestors].slice(0, MAX_ANCESTORS),
+      isDeleted: after === undefined,
+      stamps,
+      device,
+      changedAt: time,
+      ...(record?.docId === undefined ? {} : { docId: record.docId }),
+      ...(record?.attachment === undefined ? {} : { attachment: record.attachment }),
+      pending: 1,
+    });
+  });
+  if (updates.length === 0) return;
+  await records.mutate({ type: 'put', trans, values: updates });
+  if (stamped.isSaved) return;
+  stamped.isSaved = true;
+  const stateRows: SyncStateRow[] = [{ key: CLOCK_KEY, value: time }];
+  if (stamped.isNewDevice) stateRows.push({ key: DEVICE_KEY, value: device });
+  await state.mutate({ type: 'put', trans, values: stateRows });
+}
+
+/** The keys a request touches and the rows they hold before it. */
+async function readBefore(
+  table: DBCoreTable,
+  req: DBCoreMutateRequest,
+): Promise<{ keys: unknown[]; before: unknown[] }> {
+  const extract = table.schema.primaryKey.extractKey;
+  switch (req.type) {
+    case 'deleteRange': {
+      if (extract !== null && extract !== undefined) {
+        // One read for keys and rows (every synced table keeps its key in the row).
+        const found = await table.query({
+          trans: req.trans,
+          values: true,
+          query: { index: table.schema.primaryKey, range: req.range },
+        });
+        const rows = found.result as unknown[];
+        return { keys: rows.map((row): unknown => extract(row)), before: rows };
+      }
+      const found = await table.query({
+        trans: req.trans,
+        values: false,
+        query: { index: table.schema.primaryKey, range: req.range },
+      });
+      const keys = found.result as unknown[];
+      return { keys, before: (await table.getMany({ trans: req.trans, keys })) as unknown[] };
+    }
+    case 'delete': {
+      const keys = req.keys as unknown[];
+      return { keys, before: (await table.getMany({ trans: req.trans, keys })) as unknown[] };
+    }
+    case 'add': {
+      // An add that succeeds found nothing there; one that fails is not recorded.
+      const keys =
+        (req.keys as unknown[] | undefined) ?? req.values.map((value): unknown => extract?.(value));
+      return { keys, before: keys.map(() => undefined) };
+    }
+    case 'put': {
+      const keys =
+        (req.keys as unknown[] | undefined) ?? req.values.map((value): unknown => extract?.(value));
+      return { keys, before: (await table.getMany({ trans: req.trans, keys })) as unknown[] };
+    }
+  }
+}
+
+async function mutateTracked(
+  core: DBCore,
+  table: DBCoreTable,
+  name: SyncedTable,
+  req: DBCoreMutateRequest,
+  now: () => number,
+): Promise<DBCoreMutateResponse> {
+  const trans = req.trans as DBCoreTransaction & { mode?: string };
+  // Schema upgrades write rows before the sync tables exist; version 6 records what they left.
+  if (remoteTransactions.has(req.trans) || trans.mode === 'versionchange') return table.mutate(req);
+  const { keys, before } = await readBefore(table, req);
+  const response = await table.mutate(req);
+  const changes: TrackedChange[] = [];
+  keys.forEach((key, index) => {
+    if (response.failures[index] !== undefined || typeof key !== 'string') return;
+    const after =
+      req.type === 'add' || req.type === 'put' ? (req.values[index] as unknown) : undefined;
+    const previous = before[index];
+    if (previous === undefined && after === undefined) return;
+    changes.push({ id: key, before: previous, after });
+  });
+  if (changes.length > 0) await recordLocalChanges(core, req.trans, name, changes, now);
+  return response;
+}
+
+/** The middleware: every read-write transaction on a synced table also opens the sync tables. */
+export function createChangeTracking(now: () => number): Middleware<DBCore> {
+  return {
+    stack: 'dbcore',
+    name: 'carrel-sync-tracking',
+    // Right above IndexedDB, under Dexie's own layers: nothing below depends on Dexie's zone,
+    // so awaiting inside `mutate` is safe, and whatever Dexie does above (hooks, bulk updates,
+    // range deletes) reaches here as plain key-by-key requests.
+    level: -2,
+    create(down) {
+      return {
+        ...down,
+        transaction(stores, mode, options) {
+          const isTracked = mode === 'readwrite' && stores.some(isSyncedTable);
+          const scope = isTracked
+            ? [...new Set([...stores, SYNC_RECORDS_TABLE, SYNC_STATE_TABLE])]
+            : stores;
+          return down.transaction(scope, mode, options);
+        },
+        table(name) {
+          const table = down.table(name);
+          if (!isSyncedTable(name)) return table;
+          return { ...table, mutate: (req) => mutateTracked(down, table, name, req, now) };
+        },
+      };
+    },
+  };
+}

@@ -1,0 +1,123 @@
+import { describe, expect, it } from 'vitest';
+import { asSessionId } from '../../../../src/core/model';
+import { createStores } from '../../../../src/storage';
+import { createSyncStore } from '../../../../src/storage/sync/sync.store';
+import {
+  buildSession,
+  createFrozenClock,
+  createSequentialIds,
+  openTestDb,
+} from '../storage-fixtures';
+
+async function setUp() {
+  const clock = createFrozenClock();
+  const db = await openTestDb({ now: () => clock.now() });
+  const stores = createStores(db, clock, createSequentialIds());
+  return { db, clock, stores, sync: createSyncStore(db) };
+}
+
+describe('change tracking', () => {
+  it('records a new session as pending, with a first revision and a stamp per field', async () => {
+    const { db, stores } = await setUp();
+    await stores.sessions.create(buildSession({ id: asSessionId('s1'), title: 'Plans' }));
+    const record = await db.syncRecords.get('sessions/s1');
+    expect(record?.rev).toMatch(/^1-[0-9a-f]{32}$/);
+    expect(record?.pending).toBe(1);
+    expect(record?.isDeleted).toBe(false);
+    expect(Object.keys(record?.stamps ?? {})).toEqual(
+      expect.arrayContaining(['title', '_deleted']),
+    );
+    // The cache counter never travels.
+    expect(record?.stamps).not.toHaveProperty('version');
+  });
+
+  it('bumps the revision and stamps only the changed field on an edit', async () => {
+    const { db, stores, clock } = await setUp();
+    await stores.sessions.create(buildSession({ id: asSessionId('s1') }));
+    const first = await db.syncRecords.get('sessions/s1');
+    clock.advance(1000);
+    await stores.sessions.update(asSessionId('s1'), { title: 'Renamed' });
+    const second = await db.syncRecords.get('sessions/s1');
+    expect(second?.rev).toMatch(/^2-/);
+    expect(second?.ancestors).toEqual([first?.rev]);
+    expect(second?.stamps.title).not.toBe(first?.stamps.title);
+    expect(second?.stamps.isPinned).toBe(first?.stamps.isPinned);
+  });
+
+  it('leaves a tombstone for every row a session deletion removes', async () => {
+    const { db, stores, sync } = await setUp();
+    await stores.sessions.create(buildSession({ id: asSessionId('s1') }));
+    await stores.messages.put({
+      id: 'm1' as never,
+      sessionId: asSessionId('s1'),
+      parentId: null,
+      role: 'user',
+      text: 'hello',
+      textTokenCount: 1,
+      attachments: [],
+      createdAt: 1,
+      updatedAt: 1,
+      isPinned: false,
+      isExcluded: false,
+    } as never);
+    await stores.sessions.delete(asSessionId('s1'));
+    expect((await db.syncRecords.get('sessions/s1'))?.isDeleted).toBe(true);
+    expect((await db.syncRecords.get('messages/m1'))?.isDeleted).toBe(true);
+    const pending = await sync.listPending(10);
+    expect(pending.map((record) => record.key).sort()).toEqual(['messages/m1', 'sessions/s1']);
+    expect(
+      pending.every((record) => record.isDeleted && Object.keys(record.body).length === 0),
+    ).toBe(true);
+  });
+
+  it('does not create a revision for a write that changes no synced field', async () => {
+    const { db, stores } = await setUp();
+    await stores.settings.set('theme', 'dark');
+    const first = await db.syncRecords.get('settings/theme');
+    await db.settings.put({ key: 'theme', value: 'dark', updatedAt: first?.changedAt ?? 0 });
+    expect((await db.syncRecords.get('settings/theme'))?.rev).toBe(first?.rev);
+  });
+
+  it('clears the pending flag only for the revision the server got', async () => {
+    const { db, stores, sync } = await setUp();
+    await stores.settings.set('theme', 'dark');
+    const pushed = await db.syncRecords.get('settings/theme');
+    await stores.settings.set('theme', 'light');
+    await sync.markPushed([{ key: 'settings/theme', rev: pushed?.rev ?? '', docId: 'r1' }]);
+    expect((await db.syncRecords.get('settings/theme'))?.pending).toBe(1);
+    const latest = await db.syncRecords.get('settings/theme');
+    await sync.markPushed([{ key: 'settings/theme', rev: latest?.rev ?? '', docId: 'r1' }]);
+    expect(await sync.countPending()).toBe(0);
+  });
+});
+
+describe('upgrading to sync', () => {
+  it('records every synced row a version 9 database holds as a pending change, derived and journal rows not', async () => {
+    const { Dexie } = await import('dexie');
+    const { SCHEMA_V9, openCarrelDb } = await import('../../../../src/storage/db');
+    const { createTestIndexedDb } = await import('../storage-fixtures');
+    const dexie = createTestIndexedDb();
+    const old = new Dexie('upgrade-v10', dexie);
+    old.version(9).stores(SCHEMA_V9);
+    await old.open();
+    await old.table('sessions').add(buildSession({ id: asSessionId('s1') }));
+    await old.table('settings').add({ key: 'theme', value: 'dark', updatedAt: 1 });
+    await old.table('fileTexts').add({ fileId: 'f1', projectId: null, text: 'Notes' });
+    await old
+      .table('prompts')
+      .add({ id: 'p1', title: 'Summarise', text: 'Summarise {{topic}}', createdAt: 1, updatedAt: 1 });
+    await old.table('searchBlocks').add({ fileId: 'f1', projectId: null, revision: 1, block: null });
+    await old.table('imports').add({ id: 'i1', startedAt: 1 });
+    old.close();
+    const db = await openCarrelDb('upgrade-v10', { dexie });
+    const records = await db.syncRecords.toArray();
+    expect(records.map((record) => record.key).sort()).toEqual([
+      'fileTexts/f1',
+      'prompts/p1',
+      'sessions/s1',
+      'settings/theme',
+    ]);
+    expect(records.every((record) => record.pending === 1 && /^1-/.test(record.rev))).toBe(true);
+    db.close();
+  });
+});
