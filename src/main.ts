@@ -173,10 +173,12 @@ async function start(): Promise<void> {
   });
   // A temporary chat is kept in the agent worker's memory; the page reaches it through the worker.
   const temporaryChats = createTemporaryChatStores(workerClient);
+  /** Where the open chat's rows and files are: the one choice the page's helpers share. */
+  const openChatStores = () => (chat.isTemporary ? temporaryChats : stores);
   const composer = new ComposerState({
     agent: workerClient,
     // The open chat's choices go where the chat is kept.
-    sessions: { update: (id, patch) => (chat.isTemporary ? temporaryChats : stores).sessions.update(id, patch) },
+    sessions: { update: (id, patch) => openChatStores().sessions.update(id, patch) },
     notices,
   });
   const chat = new ChatSessionState({
@@ -218,9 +220,15 @@ async function start(): Promise<void> {
     loadClient: () => (syncClient ??= createSyncClient()),
     pageProtocol: location.protocol,
   });
-  const attachments = new AttachmentsState({ files: stores.files, loadIngest, newId });
-  const fileViewer = new FileViewerState({
+  const attachments = new AttachmentsState({
     files: stores.files,
+    place: () => ({ isTemporary: chat.isTemporary, files: openChatStores().files }),
+    loadIngest,
+    newId,
+  });
+  const fileViewer = new FileViewerState({
+    // A temporary chat's attachments open from the worker's memory.
+    files: { get: (id) => openChatStores().files.get(id) },
     // The sync worker holds the key the bytes are sealed with.
     fetchBytes: (fileId) => (syncClient ??= createSyncClient()).fetchFileBytes(fileId),
     saveFile: downloadFile,

@@ -15,9 +15,10 @@ import {
   type MessageId,
   type Session,
 } from '../core/model';
-import type { UsageRecord } from '../core/ports';
+import type { StoredFile, UsageRecord } from '../core/ports';
 import type { CarrelDb } from './db';
 import { StorageError } from './errors';
+import { putFiles, storedFileSchema } from './file.store';
 import { guardStorage } from './guard';
 import { placeImportedRows } from './message-lines';
 import { toMessageRow } from './message-rows';
@@ -30,6 +31,8 @@ export interface ChatRecords {
   messages: ChatMessageSimple[];
   summaries: ChatSummary[];
   usage: UsageRecord[];
+  /** The files its messages attach, kept under their ids (new to this database too). */
+  files: StoredFile[];
 }
 
 const chatRecordsSchema = z.object({
@@ -37,6 +40,7 @@ const chatRecordsSchema = z.object({
   messages: z.array(chatMessageSimpleSchema),
   summaries: z.array(chatSummarySchema),
   usage: z.array(usageRecordSchema),
+  files: z.array(storedFileSchema),
 });
 
 /** The same chat under new ids (session, messages, summaries, usage records), every link kept. */
@@ -71,6 +75,7 @@ export function copyChatWithNewIds(chat: ChatRecords, newId: () => string): Chat
       previousSummaryId: summary.previousSummaryId === null ? null : (summaryIds.get(summary.previousSummaryId) ?? null),
     })),
     usage: chat.usage.map((record) => ({ ...record, id: newId(), sessionId, messageId: messageId(record.messageId) })),
+    files: chat.files,
   };
 }
 
@@ -82,11 +87,12 @@ export async function writeNewChat(db: CarrelDb, chat: ChatRecords, label: strin
   const checked = chatRecordsSchema.safeParse(chat);
   if (!checked.success) throw new StorageError('invalid_data', `${label}: ${describeIssues(checked.error.issues, chat)}`);
   await guardStorage(db, () =>
-    db.transaction('rw', [db.sessions, db.messages, db.summaries, db.usage], async () => {
+    db.transaction('rw', [db.sessions, db.messages, db.summaries, db.usage, db.files, db.fileTexts], async () => {
       await db.sessions.add(checked.data.session);
       await db.messages.bulkAdd(await placeImportedRows(db, checked.data.messages.map(toMessageRow)));
       await db.summaries.bulkAdd(checked.data.summaries);
       await db.usage.bulkAdd(checked.data.usage);
+      await putFiles(db, checked.data.files);
     }),
   );
 }

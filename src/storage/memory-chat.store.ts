@@ -15,13 +15,15 @@ import {
   sessionSchema,
   type ChatMessageSimple,
   type ChatSummary,
+  type FileId,
   type MessageId,
   type Session,
   type SessionId,
 } from '../core/model';
-import type { ChatStores, Clock, Ids, UsageRecord } from '../core/ports';
+import type { ChatStores, Clock, FileStore, Ids, StoredFile, UsageRecord } from '../core/ports';
 import { StorageError } from './errors';
 import { compareRows } from './message-lines';
+import { createMemoryFileStore } from './memory-file.store';
 import { parseStored } from './parse-row';
 import { usageRecordSchema } from './usage.store';
 
@@ -30,6 +32,10 @@ export interface MemoryChatStores extends ChatStores {
   has(sessionId: string): boolean;
   /** Every message of the session, every branch, parents before their children. */
   listMessages(sessionId: SessionId): ChatMessageSimple[];
+  /** The chats' attachments; a session's go when it is deleted. */
+  files: FileStore;
+  /** The files attached to the session's messages (any branch), each once. */
+  attachedFiles(sessionId: SessionId): Promise<StoredFile[]>;
 }
 
 /** Runs a synchronous read or write as a store call: a throw becomes a rejected promise. */
@@ -46,6 +52,16 @@ export function createMemoryChatStores(clock: Clock, ids: Ids): MemoryChatStores
   const messages = new Map<string, ChatMessageSimple>();
   const summaries = new Map<string, ChatSummary>();
   const usage = new Map<string, UsageRecord>();
+  const files = createMemoryFileStore();
+  const attachedIds = (sessionId: string): FileId[] => [
+    ...new Set(
+      [...messages.values()].flatMap((message) =>
+        message.sessionId === sessionId && message.role === 'user'
+          ? message.attachments.map((attachment) => attachment.fileId)
+          : [],
+      ),
+    ),
+  ];
 
   const sessionOf = (id: string): Session => {
     const session = sessions.get(id);
@@ -111,6 +127,11 @@ export function createMemoryChatStores(clock: Clock, ids: Ids): MemoryChatStores
 
   return {
     has: (sessionId) => sessions.has(sessionId),
+    files,
+    attachedFiles: async (sessionId) => {
+      const found = await Promise.all(attachedIds(sessionId).map((id) => files.get(id)));
+      return found.filter((file): file is StoredFile => file !== undefined);
+    },
 
     listMessages: (sessionId) => {
       const ordered: ChatMessageSimple[] = [];
@@ -145,6 +166,7 @@ export function createMemoryChatStores(clock: Clock, ids: Ids): MemoryChatStores
         }),
       delete: (id) =>
         settle(() => {
+          for (const fileId of attachedIds(id)) void files.delete(fileId);
           deleteWhere(messages, id);
           deleteWhere(summaries, id);
           deleteWhere(usage, id);

@@ -2,13 +2,15 @@
  * The stores the open chat is read and edited through on the page: the database's for a saved
  * chat, the agent worker's memory for a temporary chat (the same calls, answered in the worker).
  */
-import type { MessageBranches, MessageStore, SessionStore } from '../../core/ports';
+import type { FileStore, MessageBranches, MessageStore, SessionStore } from '../../core/ports';
 import type { AgentClient } from '../../workers/agent/agent.client';
 
 export interface PageChatStores {
   sessions: Pick<SessionStore, 'get' | 'update'>;
   /** Branch reads and switches, and flag edits (pin, exclude); content is written by the worker. */
   messages: MessageStore & MessageBranches;
+  /** The chat's attachments: read to show them, written as a file is attached. */
+  files: Pick<FileStore, 'get' | 'put'>;
 }
 
 /** A temporary chat's stores: each call made on the agent worker's memory. */
@@ -30,6 +32,10 @@ export function createTemporaryChatStores(agent: Pick<AgentClient, 'temporaryCha
       loadVisibleChain: (sessionId) => agent.temporaryChat('loadVisibleChain', [sessionId]),
       loadChainBelow: (leafId, ancestorId, maxLength) => agent.temporaryChat('loadChainBelow', [leafId, ancestorId, maxLength]),
       loadChainEnd: (leafId, maxLength) => agent.temporaryChat('loadChainEnd', [leafId, maxLength]),
+    },
+    files: {
+      get: (id) => agent.temporaryChat('getFile', [id]),
+      put: (file) => agent.temporaryChat('putFile', [file]),
     },
   };
 }

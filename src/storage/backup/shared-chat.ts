@@ -86,6 +86,6 @@ export async function importSharedChat(
     updatedAt: now,
     version: 0,
   };
-  await writeNewChat(db, { session, messages, summaries: [], usage: [] }, 'This shared chat cannot be imported');
+  await writeNewChat(db, { session, messages, summaries: [], usage: [], files: [] }, 'This shared chat cannot be imported');
   return { sessionId, title: session.title, messages: messages.length };
 }

@@ -11,6 +11,7 @@ import { projectIdSchema, type ChatSummary, type ModelInfo } from '../../core/mo
 import type { McpServerConfig } from '../../core/model/settings';
 import type {
   ConfirmationRequest,
+  FileStore,
   KeywordOnlyReason,
   MessageBranches,
   MessageStore,
@@ -69,6 +70,8 @@ export interface TemporaryChatCalls {
   loadVisibleChain: MessageBranches['loadVisibleChain'];
   loadChainBelow: MessageBranches['loadChainBelow'];
   loadChainEnd: MessageBranches['loadChainEnd'];
+  getFile: FileStore['get'];
+  putFile: FileStore['put'];
 }
 export type TemporaryChatCall = keyof TemporaryChatCalls;
 

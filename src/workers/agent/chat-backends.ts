@@ -20,7 +20,7 @@ export interface ChatBackend extends ChatStores {
 
 export interface ChatBackends {
   saved: ChatBackend;
-  temporary: ChatBackend & Pick<MemoryChatStores, 'has' | 'listMessages'>;
+  temporary: ChatBackend & Pick<MemoryChatStores, 'has' | 'listMessages' | 'files' | 'attachedFiles'>;
   /** An existing chat's: the temporary one if this worker holds it, else the database's. */
   forSession(sessionId: string): ChatBackend;
   /** A send's: its chat's, or for a new chat, memory when it is to be temporary. */

@@ -30,7 +30,7 @@ export interface TemporaryChats {
 }
 
 export function createTemporaryChats(deps: TemporaryChatsDeps): TemporaryChats {
-  const { sessions, messages } = deps.chats.temporary;
+  const { sessions, messages, files } = deps.chats.temporary;
   const calls: TemporaryChatCalls = {
     getSession: (id) => sessions.get(id),
     updateSession: (id, patch) => sessions.update(id, patch),
@@ -45,6 +45,8 @@ export function createTemporaryChats(deps: TemporaryChatsDeps): TemporaryChats {
     loadVisibleChain: (sessionId) => messages.loadVisibleChain(sessionId),
     loadChainBelow: (leafId, ancestorId, maxLength) => messages.loadChainBelow(leafId, ancestorId, maxLength),
     loadChainEnd: (leafId, maxLength) => messages.loadChainEnd(leafId, maxLength),
+    getFile: (id) => files.get(id),
+    putFile: (file) => files.put(file),
   };
 
   return {
@@ -69,6 +71,7 @@ export function createTemporaryChats(deps: TemporaryChatsDeps): TemporaryChats {
             messages: temporary.listMessages(id),
             summaries: await temporary.summaries.listBySession(id),
             usage: await temporary.usage.listBySession(id),
+            files: await temporary.attachedFiles(id),
           },
           () => deps.ids.newId(),
         );

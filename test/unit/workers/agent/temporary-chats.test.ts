@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { answerText, asSessionId, type ChatMessageSimple } from '../../../../src/core/model';
+import { answerText, asFileId, asSessionId, type ChatMessageSimple } from '../../../../src/core/model';
 import { createStores } from '../../../../src/storage';
 import { scripts } from '../../../fakes/scripted-llm-client';
 import { TestAgent } from '../../../fakes/test-agent';
@@ -75,6 +75,45 @@ describe('temporary chats in the agent worker', () => {
     const next = await agent.script(scripts.text('Rome.')).send('And Italy?', { sessionId: savedId });
     expect(next.result.ok).toBe(true);
     expect(texts(await stores.messages.loadVisibleChain(asSessionId(savedId))).at(-1)).toBe('Rome.');
+  });
+
+  it('keep an attachment in memory, and write it with the chat when the chat is saved', async () => {
+    const agent = await TestAgent.create();
+    const before = await countRows(agent);
+    const fileId = asFileId('notes-file');
+    await agent.api.temporaryChat('putFile', [
+      {
+        id: fileId,
+        projectId: null,
+        name: 'notes.txt',
+        mimeType: 'text/plain',
+        sizeBytes: 12,
+        hash: 'abc',
+        blob: new Blob(['secret notes']),
+        status: 'ready',
+        text: 'secret notes',
+        tokenCount: 3,
+        createdAt: 1,
+        updatedAt: 1,
+      },
+    ]);
+    const attachment = { fileId, name: 'notes.txt', mimeType: 'text/plain', kind: 'text' as const, sizeBytes: 12, tokenCount: 3, status: 'ready' as const, text: 'secret notes' };
+    const turn = await agent.script(scripts.text('Noted.')).send('Read this', { isTemporary: true, attachments: [attachment] });
+    expect(turn.result.ok).toBe(true);
+    expect(await countRows(agent)).toEqual(before);
+    expect((await agent.api.temporaryChat('getFile', [fileId]))?.text).toBe('secret notes');
+
+    const saved = await agent.api.saveTemporaryChat(agent.currentSessionId ?? '');
+
+    expect(saved.ok).toBe(true);
+    const stores = createStores(agent.db, agent.clock, { newId: () => 'unused' });
+    const file = await stores.files.get(fileId);
+    expect(file?.text).toBe('secret notes');
+    expect(await file?.blob.text()).toBe('secret notes');
+    const chain = await stores.messages.loadVisibleChain(asSessionId(saved.ok ? saved.value.sessionId : ''));
+    expect(chain[0]?.role === 'user' ? chain[0].attachments.map((a) => a.fileId) : []).toEqual([fileId]);
+    // The temporary copy went with the temporary chat.
+    expect(await agent.api.temporaryChat('getFile', [fileId])).toBeUndefined();
   });
 
   it('forget a discarded temporary chat, and refuse to save one that is gone', async () => {
