@@ -88,7 +88,7 @@ export class ChatSessionState {
   constructor(private readonly deps: ChatSessionDeps) {}
 
   /** Where the open chat is read and edited: the one choice between database and memory. */
-  private get stores(): PageChatStores {
+  private get stores(): Omit<PageChatStores, 'files'> {
     return this.isTemporary && this.deps.temporary ? this.deps.temporary : this.deps;
   }
 
