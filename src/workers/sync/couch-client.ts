@@ -125,11 +125,15 @@ export interface CouchClient {
   bulkDocsNoNewEdits(docs: readonly RemoteDoc[]): Promise<string[]>;
   /** One revision of a document (attachments as stubs), or undefined when the server lacks it. */
   getRevision(id: string, rev: string): Promise<RemoteDoc | undefined>;
-  /** An attachment's bytes as stored, or undefined when the document or attachment is missing. */
+  /**
+   * An attachment's bytes as stored, or undefined when the document or attachment is missing:
+   * those of `rev` when given (undefined too when the server no longer keeps that revision's
+   * attachments), else of the document's current revision.
+   */
   getAttachment(
     id: string,
     name: string,
-    signal?: AbortSignal,
+    options?: { rev?: string; signal?: AbortSignal },
   ): Promise<Uint8Array<ArrayBuffer> | undefined>;
   bulkGet(refs: readonly { id: string; rev: string }[]): Promise<RemoteDoc[]>;
   changes(options: {
@@ -314,9 +318,11 @@ export function createCouchClient(config: CouchConfig, fetcher: typeof fetch = f
 
     getRevision: getOne,
 
-    async getAttachment(id, name, signal) {
+    async getAttachment(id, name, options = {}) {
+      const { rev, signal } = options;
       const response = await send('GET', `${docPath(id)}/${encodeURIComponent(name)}`, {
         accept: 'application/octet-stream',
+        ...(rev === undefined ? {} : { query: { rev } }),
         ...(signal === undefined ? {} : { signal }),
       });
       if (response.status === 404) return undefined;

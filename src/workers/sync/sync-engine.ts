@@ -425,7 +425,14 @@ export function createSyncEngine(deps: SyncEngineDeps): SyncEngine {
           'missing_bytes',
           "This file's original has not reached the sync server yet: open Carrel on the device it was added on so it syncs, then try again.",
         );
-      const sealed = await active.client.getAttachment(source.docId, BYTES_ATTACHMENT);
+      // The revision known to carry this content, then (a server that no longer keeps that
+      // revision's bytes) the current one, which the decryption checks is the same content.
+      const { rev } = source.attachment;
+      const sealed =
+        (rev === undefined
+          ? undefined
+          : await active.client.getAttachment(source.docId, BYTES_ATTACHMENT, { rev })) ??
+        (await active.client.getAttachment(source.docId, BYTES_ATTACHMENT));
       if (sealed === undefined)
         throw new SyncError(
           'missing_bytes',

@@ -26,7 +26,7 @@ export interface Replica {
 
 export async function openReplica(
   name: string,
-  options: { kdfIterations?: number; start?: number } = {},
+  options: { kdfIterations?: number; start?: number; fetch?: typeof fetch } = {},
 ): Promise<Replica> {
   const clock = createFrozenClock(options.start);
   const db = await openTestDb({ now: () => clock.now() });
@@ -39,7 +39,7 @@ export async function openReplica(
     sync,
     engine: createSyncEngine({
       store: sync,
-      fetch: (input, init) => fetch(input, init),
+      fetch: options.fetch ?? ((input, init) => fetch(input, init)),
       now: () => clock.now(),
       ...(options.kdfIterations === undefined ? {} : { kdfIterations: options.kdfIterations }),
     }),
