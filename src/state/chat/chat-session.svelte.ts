@@ -546,6 +546,20 @@ export class ChatSessionState {
     this.runId = null;
     this.answerConfirmation(false);
     if (isNew && loaded?.session && !this.isTemporary) this.deps.onSessionCreated(loaded.session.id);
+    if (isNew && loaded?.session && this.isTemporary) void this.showTemporaryTitle(loaded.session.id);
+  }
+
+  /**
+   * A new temporary chat's model-written title, shown once the worker has it (no database to
+   * watch for it, and it is never stored).
+   */
+  private async showTemporaryTitle(sessionId: SessionId): Promise<void> {
+    try {
+      const title = await this.deps.agent.temporaryChatTitle(sessionId);
+      if (title !== null && this.isTemporary && this.session?.id === sessionId) this.session = { ...this.session, title };
+    } catch (caught) {
+      console.warn('Could not read the temporary chat\'s title:', caught);
+    }
   }
 
   /* ---- Message actions: edit, regenerate, branches, compare, flags. ---- */

@@ -105,6 +105,8 @@ export function createAgentHost(host: AgentHostDeps): AgentWorkerApi {
     chatHistory: createChatHistorySearch({ sessions: stores.sessions, messages: stores.messages, loadIndex: createChatIndexLoader(host.db) }),
   };
   const sentRequests = createSentRequestLog();
+  /** Titles being written for temporary chats, by session. */
+  const namings = new Map<string, Promise<void>>();
   const recoverDeps = { messages: stores.messages, locks: host.locks, tokens: host.tokens, clock: host.clock };
 
   const runs = createRuns({
@@ -134,9 +136,16 @@ export function createAgentHost(host: AgentHostDeps): AgentWorkerApi {
       };
       const value = await processMessage(request, deps, run.sink, run.signal, run.modelAborts);
       if (host.shouldGenerateTitles && value.isFirstTurn && value.stopReasons[0] === 'completed') {
-        void nameSession(value, request, { llm: host.llm, sessions, messages, providers }).catch((error: unknown) =>
+        const naming = nameSession(value, request, { llm: host.llm, sessions, messages, providers }).catch((error: unknown) =>
           console.warn('Could not name the chat:', error),
         );
+        // A temporary chat's page cannot watch the database for the title: it asks for it here.
+        if (chat === chats.temporary) {
+          namings.set(value.sessionId, naming);
+          void naming.finally(() => {
+            if (namings.get(value.sessionId) === naming) namings.delete(value.sessionId);
+          });
+        }
       }
       // Long chats are summarised after a saved turn, in the background.
       if (value.stopReasons.includes('completed')) {
@@ -224,6 +233,10 @@ export function createAgentHost(host: AgentHostDeps): AgentWorkerApi {
     temporaryChat: (call, args) => temporaryChats.call(call, args),
     saveTemporaryChat: (sessionId) => temporaryChats.save(sessionId),
     discardTemporaryChat: (sessionId) => temporaryChats.discard(sessionId),
+    async temporaryChatTitle(sessionId) {
+      await namings.get(sessionId);
+      return (await chats.temporary.sessions.get(sessionId as SessionId))?.title ?? null;
+    },
     lastRequest(userMessageId) {
       const sent = sentRequests.get(userMessageId);
       return Promise.resolve(

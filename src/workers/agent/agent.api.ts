@@ -157,6 +157,11 @@ export interface AgentWorkerApi {
   saveTemporaryChat(sessionId: string): Promise<WorkerResult<{ sessionId: string }>>;
   /** The person left a temporary chat: its run stops and it is forgotten. */
   discardTemporaryChat(sessionId: string): Promise<void>;
+  /**
+   * A temporary chat's title once the model-written one (if being written) is in: shown, never
+   * stored. Null when the chat is gone.
+   */
+  temporaryChatTitle(sessionId: string): Promise<string | null>;
 }
 
 /** What agent.worker.ts exposes: the API, plus the wiring the composition root does once. */
@@ -187,4 +192,5 @@ export const AGENT_CALLS: CallKinds<AgentWorkerApi> = {
   temporaryChat: 'throws',
   saveTemporaryChat: 'result',
   discardTemporaryChat: 'throws',
+  temporaryChatTitle: 'throws',
 };

@@ -55,6 +55,7 @@ export function createAgentClient(options: AgentClientOptions = {}): AgentClient
       api.temporaryChat(call, args) as unknown as ReturnType<TemporaryChatCalls[K]>,
     saveTemporaryChat: (sessionId) => api.saveTemporaryChat(sessionId),
     discardTemporaryChat: (sessionId) => api.discardTemporaryChat(sessionId),
+    temporaryChatTitle: (sessionId) => api.temporaryChatTitle(sessionId),
     async searchProject(request, signal) {
       if (signal.aborted) return { ok: false, error: SEARCH_CANCELLED };
       const searchId = crypto.randomUUID();

@@ -26,8 +26,11 @@ import { buildAssistantMessage, buildSession, buildUserMessage } from '../../sto
  * The chat state over the real agent host and real stores (fake-indexeddb): what it shows after
  * a turn must be what storage holds.
  */
-async function createChat(options: { afterTurn?: () => Promise<void>; locks?: SessionLocks } = {}) {
-  const agent = await TestAgent.create(options.locks ? { locks: options.locks } : {});
+async function createChat(options: { afterTurn?: () => Promise<void>; locks?: SessionLocks; shouldGenerateTitles?: boolean } = {}) {
+  const agent = await TestAgent.create({
+    ...(options.locks ? { locks: options.locks } : {}),
+    ...(options.shouldGenerateTitles ? { shouldGenerateTitles: true } : {}),
+  });
   const messages = createMessageStore(agent.db, agent.clock);
   const sessions = createSessionStore(agent.db, agent.clock);
   const refuse = (): never => {
@@ -53,6 +56,7 @@ async function createChat(options: { afterTurn?: () => Promise<void>; locks?: Se
     temporaryChat: (call, args) => agent.api.temporaryChat(call, args),
     saveTemporaryChat: (sessionId) => agent.api.saveTemporaryChat(sessionId),
     discardTemporaryChat: (sessionId) => agent.api.discardTemporaryChat(sessionId),
+    temporaryChatTitle: (sessionId) => agent.api.temporaryChatTitle(sessionId),
     testWebSearch: refuse,
     testMcpServer: refuse,
     searchProject: refuse,
@@ -307,6 +311,18 @@ describe('a temporary chat', () => {
     expect(texts(await storedChain())).toEqual(['keep me', 'Answer to keep me']);
     expect(chat.chain).toEqual(await storedChain());
     expect(await agent.api.temporaryChat('getSession', [temporaryId!])).toBeUndefined();
+  });
+
+  it('shows the model-written title once it is in, and stores it nowhere', async () => {
+    const { agent, chat } = await createChat({ shouldGenerateTitles: true });
+    chat.openTemporary();
+    agent.script(scripts.text('Paris is the capital of France.'), scripts.text('"Capital of France."'));
+
+    await chat.send('What is the capital of France? I need it for a quiz tonight with friends', [TEST_MODEL]);
+
+    await vi.waitFor(() => expect(chat.session?.title).toBe('Capital of France'));
+    expect(chat.isTemporary).toBe(true);
+    expect(await agent.db.sessions.count()).toBe(0);
   });
 
   it('is gone once the person opens another chat', async () => {

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { answerText, asFileId, asSessionId, type ChatMessageSimple } from '../../../../src/core/model';
+import { answerText, asFileId, asProjectId, asSessionId, type ChatMessageSimple } from '../../../../src/core/model';
 import { createStores } from '../../../../src/storage';
 import { scripts } from '../../../fakes/scripted-llm-client';
 import { TestAgent } from '../../../fakes/test-agent';
+import { fixtureInput, ingestAll } from '../rag-stores';
 
 /** Every row of every table: what a temporary chat must leave untouched. */
 async function countRows(agent: TestAgent): Promise<Record<string, number>> {
@@ -125,6 +126,82 @@ describe('temporary chats in the agent worker', () => {
     expect(await agent.api.temporaryChat('getSession', [asSessionId(sessionId)])).toBeUndefined();
     expect(await agent.api.saveTemporaryChat(sessionId)).toMatchObject({ ok: false, error: { code: 'not_found' } });
     expect(await agent.db.sessions.count()).toBe(0);
+  });
+
+  it('started in a project, read its instructions and files and write nothing to it', async () => {
+    const agent = await TestAgent.create();
+    const projectId = asProjectId('project-temporary');
+    let id = 0;
+    const stores = createStores(agent.db, agent.clock, { newId: () => `project-file-${++id}` });
+    await stores.projects.put({
+      id: projectId,
+      name: 'Shop',
+      instructions: 'Always answer as the shop keeper of Lyon.',
+      defaultModel: null,
+      defaultAgentId: null,
+      createdAt: 1,
+      updatedAt: 1,
+    });
+    await ingestAll({ ...stores, tokens: agent.tokens, clock: agent.clock, ids: { newId: () => `project-file-${++id}` } }, projectId, [
+      fixtureInput('inventory.csv'),
+    ]);
+    const before = await countRows(agent);
+
+    const turn = await agent.script(scripts.text('Fourteen kettles.')).send('How many copper kettles?', { isTemporary: true, projectId });
+
+    expect(turn.result.ok).toBe(true);
+    const sent = JSON.stringify(agent.llm.requests[0]?.messages);
+    expect(sent).toContain('Always answer as the shop keeper of Lyon.');
+    expect(sent).toContain('Copper kettle');
+    expect(await countRows(agent)).toEqual(before);
+    const session = await agent.api.temporaryChat('getSession', [asSessionId(agent.currentSessionId ?? '')]);
+    expect(session?.projectId).toBe(projectId);
+    // The project's own chats (read from the database) do not list it.
+    expect((await stores.sessions.list()).filter((listed) => listed.projectId === projectId)).toEqual([]);
+  });
+
+  it('get a model-written title that the page can show, kept in memory only', async () => {
+    const agent = await TestAgent.create({ shouldGenerateTitles: true });
+    const before = await countRows(agent);
+
+    const turn = await agent
+      .script(scripts.text('Paris is the capital of France.'), scripts.text('"Capital of France."'))
+      .send('What is the capital of France? I need it for a quiz tonight with friends', { isTemporary: true });
+
+    expect(turn.result.ok).toBe(true);
+    const sessionId = agent.currentSessionId ?? '';
+    expect(await agent.api.temporaryChatTitle(sessionId)).toBe('Capital of France');
+    expect((await agent.api.temporaryChat('getSession', [asSessionId(sessionId)]))?.title).toBe('Capital of France');
+    expect(await countRows(agent)).toEqual(before);
+    expect(await agent.api.temporaryChatTitle('gone')).toBeNull();
+  });
+
+  it('compact in memory: the summary is listed, used by the next turn, undone, and saved with the chat', async () => {
+    const agent = await TestAgent.create();
+    const sessionId = await startTemporaryChat(agent);
+    await agent.script(scripts.text('Madrid.')).send('And of Spain?');
+    await agent.script(scripts.text('Rome.')).send('And of Italy?');
+    const before = await countRows(agent);
+
+    agent.script(scripts.text('They listed European capitals.'));
+    const compacted = await agent.api.compactNow(sessionId);
+
+    expect(compacted.ok && compacted.value?.text).toBe('They listed European capitals.');
+    const listed = await agent.api.listSummaries(sessionId);
+    expect(listed.ok && listed.value.map((summary) => summary.text)).toEqual(['They listed European capitals.']);
+    await agent.script(scripts.text('Lisbon.')).send('And of Portugal?');
+    expect(JSON.stringify(agent.llm.requests.at(-1)?.messages)).toContain('They listed European capitals.');
+    expect(await countRows(agent)).toEqual(before);
+
+    const undone = await agent.api.undoCompaction(sessionId);
+    expect(undone.ok && undone.value?.undoneAt).toBeTypeOf('number');
+    expect(await countRows(agent)).toEqual(before);
+
+    const saved = await agent.api.saveTemporaryChat(sessionId);
+    expect(saved.ok).toBe(true);
+    const stores = createStores(agent.db, agent.clock, { newId: () => 'unused' });
+    const summaries = await stores.summaries.listBySession(asSessionId(saved.ok ? saved.value.sessionId : ''));
+    expect(summaries.map((summary) => [summary.text, summary.undoneAt !== undefined])).toEqual([['They listed European capitals.', true]]);
   });
 
   it('refuse a call that is not a store call', async () => {
