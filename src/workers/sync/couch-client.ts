@@ -155,6 +155,23 @@ export function createCouchClient(config: CouchConfig, fetcher: typeof fetch = f
   const authorization =
     config.username === '' ? undefined : basicAuth(config.username, config.password);
 
+  function unreachable(): SyncError {
+    return new SyncError(
+      'offline',
+      `Cannot reach the sync server at ${origin}. Check the address and the connection; the server must also allow this page's origin (CORS).`,
+    );
+  }
+
+  /** A response body; a connection that breaks off while it arrives is the server being gone. */
+  async function readBody<T>(read: () => Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+    try {
+      return await read();
+    } catch (error) {
+      if (signal?.aborted) throw error;
+      throw unreachable();
+    }
+  }
+
   /** The server's response; only status 401/403 and an unreachable server are errors here. */
   async function send(
     method: string,
@@ -187,10 +204,7 @@ export function createCouchClient(config: CouchConfig, fetcher: typeof fetch = f
       });
     } catch (error) {
       if (options.signal?.aborted) throw error;
-      throw new SyncError(
-        'offline',
-        `Cannot reach the sync server at ${origin}. Check the address and the connection; the server must also allow this page's origin (CORS).`,
-      );
+      throw unreachable();
     }
     if (response.status === 401 || response.status === 403)
       throw new SyncError(
@@ -206,7 +220,7 @@ export function createCouchClient(config: CouchConfig, fetcher: typeof fetch = f
     options: { query?: Record<string, string>; body?: unknown; signal?: AbortSignal } = {},
   ): Promise<{ status: number; json: unknown }> {
     const response = await send(method, path, options);
-    const text = await response.text();
+    const text = await readBody(() => response.text(), options.signal);
     let json: unknown = undefined;
     try {
       json = text === '' ? undefined : (JSON.parse(text) as unknown);
@@ -327,7 +341,7 @@ export function createCouchClient(config: CouchConfig, fetcher: typeof fetch = f
       });
       if (response.status === 404) return undefined;
       if (response.status !== 200) {
-        const text = await response.text();
+        const text = await readBody(() => response.text(), signal);
         let json: unknown;
         try {
           json = JSON.parse(text) as unknown;
@@ -336,7 +350,7 @@ export function createCouchClient(config: CouchConfig, fetcher: typeof fetch = f
         }
         fail('an attachment read', response.status, json);
       }
-      return new Uint8Array(await response.arrayBuffer());
+      return new Uint8Array(await readBody(() => response.arrayBuffer(), signal));
     },
 
     async bulkGet(refs) {
