@@ -85,20 +85,25 @@ test.describe('a temporary chat', () => {
     await expect(chat.sessionLinks()).toHaveCount(0);
   });
 
-  test('is left out of a backup', async ({ page, chat, settings, llm }) => {
+  test('is left out of a backup made while it is open', async ({ page, chat, llm }) => {
     llm.queueScenarios({ kind: 'text', text: REPLY });
     await chat.temporaryChat();
     await chat.send(QUESTION);
     await expect(chat.lastAnswer()).toHaveAttribute('data-status', 'complete');
 
-    // Settings opens in the same page (the chat is left, and so let go of).
-    page.on('dialog', (dialog) => void dialog.accept());
-    await settings.open();
+    // Settings in the same page: the temporary chat stays alive meanwhile.
+    await page.getByRole('link', { name: 'Settings' }).click();
+    await page.getByRole('heading', { name: 'Settings', exact: true }).waitFor();
     const download = await new SettingsStoragePage(page).exportEverything();
     const backup = await readFile(await download.path(), 'utf8');
     expect(backup).toContain('Mock OpenAI');
     expect(backup).not.toContain('6 times 7');
     expect(backup).not.toContain('Forty-two');
+
+    await page.goBack();
+    await expect(page).toHaveURL(/#\/temporary$/);
+    await expect(chat.userMessages()).toHaveText([QUESTION]);
+    await expect(page.getByTestId('temporary-badge')).toBeVisible();
   });
 
   test('"Save this chat" keeps it, with its branches, as a normal chat across a reload', async ({ page, chat }) => {
