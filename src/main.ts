@@ -15,6 +15,7 @@ import { EmbeddingSettingsState, ProjectsState } from './state/projects/projects
 import { createEmbeddingClient, type EmbeddingClient } from './workers/embedding/embedding.client';
 import { createIngestClient, type IngestClient } from './workers/ingest/ingest.client';
 import { ChatSessionState } from './state/chat/chat-session.svelte';
+import { createTemporaryChatStores } from './state/chat/chat-stores';
 import { ComposerState } from './state/chat/composer.svelte';
 import { NoticesState } from './state/shell/notices.svelte';
 import { ProvidersState } from './state/settings/providers.svelte';
@@ -170,15 +171,21 @@ async function start(): Promise<void> {
     newId,
     now: clock.now,
   });
+  // A temporary chat is kept in the agent worker's memory; the page reaches it through the worker.
+  const temporaryChats = createTemporaryChatStores(workerClient);
+  /** Where the open chat's rows and files are: the one choice the page's helpers share. */
+  const openChatStores = () => (chat.isTemporary ? temporaryChats : stores);
   const composer = new ComposerState({
     agent: workerClient,
-    sessions: stores.sessions,
+    // The open chat's choices go where the chat is kept.
+    sessions: { update: (id, patch) => openChatStores().sessions.update(id, patch) },
     notices,
   });
   const chat = new ChatSessionState({
     agent: workerClient,
     sessions: stores.sessions,
     messages: stores.messages,
+    temporary: temporaryChats,
     newRunId: newId,
     onSessionCreated: (sessionId) => router.followCreatedSession(sessionId),
     feed: answerFeed,
@@ -213,9 +220,15 @@ async function start(): Promise<void> {
     loadClient: () => (syncClient ??= createSyncClient()),
     pageProtocol: location.protocol,
   });
-  const attachments = new AttachmentsState({ files: stores.files, loadIngest, newId });
-  const fileViewer = new FileViewerState({
+  const attachments = new AttachmentsState({
     files: stores.files,
+    place: () => ({ isTemporary: chat.isTemporary, files: openChatStores().files }),
+    loadIngest,
+    newId,
+  });
+  const fileViewer = new FileViewerState({
+    // A temporary chat's attachments open from the worker's memory.
+    files: { get: (id) => openChatStores().files.get(id) },
     // The sync worker holds the key the bytes are sealed with.
     fetchBytes: (fileId) => (syncClient ??= createSyncClient()).fetchFileBytes(fileId),
     saveFile: downloadFile,

@@ -434,6 +434,18 @@ export interface MessageBranches {
   ): Promise<{ messages: ChatMessageSimple[]; isComplete: boolean }>;
 }
 
+/**
+ * Everything one chat is kept in: its session row, its message tree, its summaries and usage
+ * records. A saved chat's live in IndexedDB; a temporary chat's in memory, for as long as the
+ * page that holds it. The agent worker and the page pick one per chat and read through it alike.
+ */
+export interface ChatStores {
+  sessions: SessionStore;
+  messages: MessageStore & MessageBranches;
+  summaries: SummaryStore;
+  usage: UsageStore;
+}
+
 /** Timers for the core (the checkpointer's trailing write), injected so tests control time. */
 export interface Scheduler {
   /** Runs `callback` once after `ms`; the returned function cancels it. */

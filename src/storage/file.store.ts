@@ -38,7 +38,7 @@ export const fileTextSchema = z.object({
 /** Whether the bytes are still only on the sync server: this device's own, never synced. */
 const blobStateSchema = z.object({ isBlobRemote: z.boolean().optional() });
 
-const storedFileSchema = fileMetadataSchema
+export const storedFileSchema = fileMetadataSchema
   .extend({ blob: z.instanceof(Blob) })
   .extend(blobStateSchema.shape);
 

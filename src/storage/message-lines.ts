@@ -29,7 +29,10 @@ export type UnplacedMessageRow = Omit<MessageRow, keyof LinePosition>;
 export type TreeLinks = Pick<MessageRow, 'id' | 'parentId' | 'createdAt'>;
 
 /** Oldest first; ids break ties so siblings created in the same millisecond keep an order. */
-export function compareRows(a: TreeLinks, b: TreeLinks): number {
+export function compareRows(
+  a: Pick<TreeLinks, 'id' | 'createdAt'>,
+  b: Pick<TreeLinks, 'id' | 'createdAt'>,
+): number {
   return a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 }
 

@@ -50,6 +50,11 @@ export const sendMessageRequestSchema = z.object({
   agentId: z.string().min(1).nullable().optional(),
   /** Answer this user message again (regenerate, retry, another model): no new user message. */
   retryOf: z.string().min(1).optional(),
+  /**
+   * A new chat that is never written to the database (a temporary chat): the host keeps it in
+   * memory. An existing chat stays where it is kept.
+   */
+  isTemporary: z.boolean().optional(),
   /** Merge these compared answers to `retryOf` into one new answer, written by the one model. */
   fuseOf: z.array(z.string().min(1)).min(2).max(MAX_COMPARE_MODELS).optional(),
 }).refine((request) => request.retryOf !== undefined || request.text.trim().length > 0, {

@@ -14,8 +14,16 @@ export interface AttachmentChip {
   error: string | null;
 }
 
+/** Where the next message's files are kept: the database, or memory for a temporary chat. */
+export interface AttachmentPlace {
+  isTemporary: boolean;
+  files: Pick<FileStore, 'get' | 'put'>;
+}
+
 export interface AttachmentsDeps {
-  files: Pick<FileStore, 'get'>;
+  files: Pick<FileStore, 'get' | 'put'>;
+  /** The open chat's place for files; without it, the database (`files`). */
+  place?: () => AttachmentPlace;
   loadIngest(): IngestClient;
   newId(): string;
 }
@@ -54,11 +62,13 @@ export class AttachmentsState {
       this.chips = this.chips.map((chip) => (keys.includes(chip.key) ? { ...chip, status: 'failed', error: message } : chip));
     };
     const keys = files.map((_, index) => `${batch}${index}`);
+    const place = this.deps.place?.() ?? { isTemporary: false, files: this.deps.files };
     try {
       const job = this.deps.loadIngest().ingestFiles(
         null,
         files.map((file) => ({ name: file.name || 'pasted file', mimeType: file.type, blob: file })),
         (progress) => this.patch(`${batch}${progress.key}`, { fraction: progress.fraction }),
+        place.isTemporary,
       );
       // Each chip settles when its own file is read; removing a chip stops its file.
       await Promise.all(
@@ -66,7 +76,7 @@ export class AttachmentsState {
           const key = keys[index] ?? '';
           this.cancels.set(key, () => fileJob.cancel());
           try {
-            await this.settle(key, await fileJob.result);
+            await this.settle(key, await fileJob.result, place);
           } catch (error) {
             fail([key], error);
           } finally {
@@ -116,10 +126,12 @@ export class AttachmentsState {
     };
   }
 
-  private async settle(key: string, outcome: IngestOutcome): Promise<void> {
+  private async settle(key: string, outcome: IngestOutcome, place: AttachmentPlace): Promise<void> {
     if (outcome.kind === 'cancelled') return this.patch(key, { status: 'failed', error: 'Cancelled.' });
     if (outcome.kind === 'rejected') return this.patch(key, { status: 'failed', error: outcome.error.message });
-    const file = await this.deps.files.get(outcome.fileId);
+    // A file read in memory (a temporary chat's) comes back whole and is kept where the chat is.
+    if (outcome.kind === 'stored' && outcome.file) await place.files.put(outcome.file);
+    const file = await place.files.get(outcome.fileId);
     if (!file) return this.patch(key, { status: 'failed', error: 'The file was not stored.' });
     const image = outcome.kind === 'stored' ? outcome.image : undefined;
     const attachment: Attachment = {

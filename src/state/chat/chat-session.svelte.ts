@@ -6,6 +6,7 @@ import type { AnswerFeed, FollowEvent } from '../../workers/agent/answer-relay';
 import { answerFromMessage, applyPacket, createLiveAnswer, type AnswerView } from './answer-blocks';
 import { buildChatItems, selectMergeableAnswers, type ChatItem, type ChatItemCache, type CompareGroup } from './chat-items';
 import { pickSibling, type SiblingPosition } from './branches';
+import type { PageChatStores } from './chat-stores';
 import { closeUnsavedAnswers } from './unsaved-answers';
 
 export type { ChatItem, CompareGroup, SiblingPosition };
@@ -27,6 +28,8 @@ export interface ChatSessionDeps {
   sessions: SessionStore;
   /** Branch reads and switches, and flag edits (pin, exclude); content is written by the worker. */
   messages: MessageStore & MessageBranches;
+  /** A temporary chat's stores (the agent worker's memory); without them no chat is temporary. */
+  temporary?: PageChatStores;
   newRunId(): string;
   /** Called when a first message created the session, so the route can follow it. */
   onSessionCreated(sessionId: SessionId): void;
@@ -63,6 +66,11 @@ export class ChatSessionState {
   compareGroup = $state<CompareGroup | null>(null);
   /** A run of this chat in another tab, shown live in `liveAnswers`; null when there is none. */
   remoteRunId = $state<string | null>(null);
+  /**
+   * The open chat is temporary: kept in the agent worker's memory only, never in the database,
+   * gone when it is left or the page closes, unless saved.
+   */
+  isTemporary = $state(false);
   /** The message the chat was opened at (a citation of it): scrolled to and highlighted. */
   focusedMessageId = $state<MessageId | null>(null);
   private resolveConfirmation: ((isAllowed: boolean) => void) | null = null;
@@ -78,6 +86,55 @@ export class ChatSessionState {
   private remoteModels: Array<ModelRef | undefined> = [];
 
   constructor(private readonly deps: ChatSessionDeps) {}
+
+  /** Where the open chat is read and edited: the one choice between database and memory. */
+  private get stores(): Omit<PageChatStores, 'files'> {
+    return this.isTemporary && this.deps.temporary ? this.deps.temporary : this.deps;
+  }
+
+  /** Whether leaving would lose something: a temporary chat with a message in it. */
+  get hasUnsavedTemporaryChat(): boolean {
+    return this.isTemporary && (this.session !== null || this.pendingUser !== null);
+  }
+
+  /** Starts an empty temporary chat (the one open before, if temporary, is let go). */
+  openTemporary(): void {
+    this.leaveTemporary();
+    this.loadToken++;
+    this.answerWarnings = {};
+    this.compareGroup = null;
+    this.isTemporary = true;
+    this.show({ session: null, chain: [], isMissing: false, isChainComplete: true });
+  }
+
+  /**
+   * "Save this chat": the worker writes the temporary chat to the database as a saved chat
+   * (new ids) and forgets the temporary one; the saved chat opens in its place.
+   */
+  async saveTemporary(onSaved?: (sessionId: SessionId) => void): Promise<SessionId | null> {
+    const sessionId = this.session?.id;
+    if (!this.isTemporary || !sessionId || this.isRunning) return null;
+    const saved = await this.deps.agent.saveTemporaryChat(sessionId);
+    if (!saved.ok) {
+      this.error = saved.error.message;
+      return null;
+    }
+    // The address moves to the saved chat before this stops being temporary, so nothing takes
+    // the temporary address as a request for a new temporary chat meanwhile.
+    onSaved?.(saved.value.sessionId as SessionId);
+    this.isTemporary = false;
+    await this.open(saved.value.sessionId as SessionId);
+    return saved.value.sessionId as SessionId;
+  }
+
+  /** Lets go of the open temporary chat, if any: the worker forgets it. */
+  private leaveTemporary(): void {
+    const sessionId = this.session?.id;
+    if (this.isTemporary && sessionId) {
+      void this.deps.agent.discardTemporaryChat(sessionId).catch((caught: unknown) => console.warn('Could not let go of the temporary chat:', caught));
+    }
+    this.isTemporary = false;
+  }
 
   /** Rows already built for stored messages: a longer chain (older messages read) builds only the new ones. */
   private readonly itemCache: ChatItemCache = new WeakMap();
@@ -102,15 +159,16 @@ export class ChatSessionState {
    * branch the visible one first, as the branch switcher would.
    */
   async open(sessionId: SessionId | null, focusMessageId: MessageId | null = null): Promise<void> {
+    if (this.isTemporary && sessionId !== this.session?.id) this.leaveTemporary();
     const token = ++this.loadToken;
     if (sessionId !== (this.session?.id ?? null)) this.answerWarnings = {};
     const isFocused = focusMessageId !== null;
     let loaded = await this.load(sessionId, isFocused);
     const isShown = (): boolean => loaded.chain.some((message) => message.id === focusMessageId);
     if (isFocused && loaded.session && !isShown()) {
-      const message = await this.deps.messages.get(focusMessageId);
+      const message = await this.stores.messages.get(focusMessageId);
       if (message?.sessionId === loaded.session.id) {
-        await this.deps.messages.switchBranch(focusMessageId);
+        await this.stores.messages.switchBranch(focusMessageId);
         loaded = await this.load(sessionId, true);
       }
     }
@@ -123,15 +181,15 @@ export class ChatSessionState {
   /** The session and the end of its chain; `show` reads the older messages after it is drawn. */
   private async load(sessionId: SessionId | null, isWhole = false): Promise<LoadedChat> {
     if (sessionId === null) return { session: null, chain: [], isMissing: false, isChainComplete: true };
-    const session = await this.deps.sessions.get(sessionId);
+    const session = await this.stores.sessions.get(sessionId);
     if (!session?.currentLeafId) return { session: session ?? null, chain: [], isMissing: !session, isChainComplete: true };
     if (isWhole) {
       // A chat opened at a message (a citation) needs that message on screen at once, however
       // far up the chain it is.
-      const chain = await this.deps.messages.loadChain(session.currentLeafId);
+      const chain = await this.stores.messages.loadChain(session.currentLeafId);
       return { session, chain, isMissing: false, isChainComplete: true };
     }
-    const end = await this.deps.messages.loadChainEnd(session.currentLeafId, FIRST_SCREEN_MESSAGES);
+    const end = await this.stores.messages.loadChainEnd(session.currentLeafId, FIRST_SCREEN_MESSAGES);
     return { session, chain: end.messages, isMissing: false, isChainComplete: end.isComplete };
   }
 
@@ -147,7 +205,7 @@ export class ChatSessionState {
       await new Promise((resolve) => setTimeout(resolve, 0));
       const first = this.chain[0];
       if (generation !== this.shownChains || !first?.parentId) return;
-      const older = await this.deps.messages.loadChainEnd(first.parentId, OLDER_MESSAGES_BATCH);
+      const older = await this.stores.messages.loadChainEnd(first.parentId, OLDER_MESSAGES_BATCH);
       if (generation !== this.shownChains || this.chain[0]?.id !== first.id) return;
       this.chain = [...older.messages, ...this.chain];
       if (older.isComplete) return;
@@ -164,9 +222,9 @@ export class ChatSessionState {
     const shown = this.chain;
     const isSameChat = this.session === null ? shown.length === 0 : this.session.id === sessionId;
     if (!isSameChat) return null;
-    const session = await this.deps.sessions.get(sessionId);
+    const session = await this.stores.sessions.get(sessionId);
     if (!session?.currentLeafId) return null;
-    const added = await this.deps.messages.loadChainBelow(session.currentLeafId, shown.at(-1)?.id ?? null, MAX_TURN_MESSAGES);
+    const added = await this.stores.messages.loadChainBelow(session.currentLeafId, shown.at(-1)?.id ?? null, MAX_TURN_MESSAGES);
     // The chain may have been replaced while the rows were read.
     if (added === null || this.chain !== shown) return null;
     // The older messages the shown chain still lacks keep coming (its start is unchanged).
@@ -182,7 +240,8 @@ export class ChatSessionState {
     this.session = loaded.session;
     this.chain = loaded.chain;
     this.error = loaded.isMissing ? 'This chat no longer exists.' : null;
-    this.follow(loaded.session?.id ?? null);
+    // Other tabs can neither show nor change a temporary chat: there is nothing to follow.
+    this.follow(this.isTemporary ? null : (loaded.session?.id ?? null));
     if (isNewChain) this.shownChains++;
     if (isNewChain && !loaded.isChainComplete) void this.loadOlder();
     if (!this.isRunning && this.remoteRunId === null && hasStreamingAnswer(loaded.chain)) void this.closeAbandoned();
@@ -246,7 +305,7 @@ export class ChatSessionState {
         const start = event.packets.find((packet) => packet.obj.type === 'message_start');
         if (start?.obj.type !== 'message_start') return;
         // The chain down to the question; its answers come from the packets, not the checkpoint.
-        const chain = await this.deps.messages.loadChain(start.obj.userMessageId as MessageId);
+        const chain = await this.stores.messages.loadChain(start.obj.userMessageId as MessageId);
         this.remoteModels = [];
         await this.loadRemoteModels(event.packets);
         if (this.session?.id !== sessionId || this.isRunning) return;
@@ -290,7 +349,7 @@ export class ChatSessionState {
   private async loadRemoteModels(packets: Packet[]): Promise<void> {
     for (const packet of packets) {
       if (packet.obj.type !== 'message_start') continue;
-      const answer = await this.deps.messages.get(packet.obj.assistantMessageId as MessageId);
+      const answer = await this.stores.messages.get(packet.obj.assistantMessageId as MessageId);
       this.remoteModels[packet.placement.modelIndex] = answer?.role === 'assistant' ? answer.model : undefined;
     }
   }
@@ -437,7 +496,7 @@ export class ChatSessionState {
         if (packet.obj.type !== 'message_start') continue;
         // The worker starts an answer only after the question is stored.
         markStored();
-        if (createdSessionId === null && this.session === null) {
+        if (createdSessionId === null && this.session === null && !this.isTemporary) {
           // A new chat exists from its first packet on: its address can be bookmarked or reopened.
           createdSessionId = packet.obj.sessionId as SessionId;
           this.deps.onSessionCreated(createdSessionId);
@@ -455,7 +514,7 @@ export class ChatSessionState {
       // Structured clone cannot copy reactive proxies: send plain data across to the worker.
       const result = await this.deps.agent.send(
         runId,
-        $state.snapshot({ sessionId: this.session?.id ?? null, ...request }),
+        $state.snapshot({ sessionId: this.session?.id ?? null, ...(this.isTemporary ? { isTemporary: true } : {}), ...request }),
         onPackets,
         this.confirm,
       );
@@ -486,7 +545,21 @@ export class ChatSessionState {
     this.isRunning = false;
     this.runId = null;
     this.answerConfirmation(false);
-    if (isNew && loaded?.session) this.deps.onSessionCreated(loaded.session.id);
+    if (isNew && loaded?.session && !this.isTemporary) this.deps.onSessionCreated(loaded.session.id);
+    if (isNew && loaded?.session && this.isTemporary) void this.showTemporaryTitle(loaded.session.id);
+  }
+
+  /**
+   * A new temporary chat's model-written title, shown once the worker has it (no database to
+   * watch for it, and it is never stored).
+   */
+  private async showTemporaryTitle(sessionId: SessionId): Promise<void> {
+    try {
+      const title = await this.deps.agent.temporaryChatTitle(sessionId);
+      if (title !== null && this.isTemporary && this.session?.id === sessionId) this.session = { ...this.session, title };
+    } catch (caught) {
+      console.warn('Could not read the temporary chat\'s title:', caught);
+    }
   }
 
   /* ---- Message actions: edit, regenerate, branches, compare, flags. ---- */
@@ -516,7 +589,7 @@ export class ChatSessionState {
 
   /** Where a message sits among its siblings (for the ‹ n/m › switcher). */
   async siblingsOf(messageId: string): Promise<SiblingPosition> {
-    return this.deps.messages.siblings(messageId as MessageId);
+    return this.stores.messages.siblings(messageId as MessageId);
   }
 
   /** Shows the previous (-1) or next (+1) sibling branch of `messageId`. */
@@ -528,7 +601,7 @@ export class ChatSessionState {
 
   /** Makes the branch through `messageId` the visible one and reloads the chain. */
   async showBranch(messageId: string): Promise<void> {
-    await this.deps.messages.switchBranch(messageId as MessageId);
+    await this.stores.messages.switchBranch(messageId as MessageId);
     this.compareGroup = null;
     await this.reload();
   }
@@ -557,10 +630,10 @@ export class ChatSessionState {
 
   /** Pins a message (always in the context) or excludes it (never in the context). */
   async setFlags(messageId: string, flags: { isPinned?: boolean; isExcluded?: boolean }): Promise<void> {
-    const message = this.chain.find((m) => m.id === messageId) ?? (await this.deps.messages.get(messageId as MessageId));
+    const message = this.chain.find((m) => m.id === messageId) ?? (await this.stores.messages.get(messageId as MessageId));
     if (!message) return;
     const updated: ChatMessageSimple = { ...message, ...flags, updatedAt: Date.now() };
-    await this.deps.messages.put(updated);
+    await this.stores.messages.put(updated);
     this.chain = this.chain.map((m) => (m.id === messageId ? updated : m));
     if (this.compareGroup && updated.role === 'assistant') {
       this.compareGroup = {
@@ -578,7 +651,7 @@ export class ChatSessionState {
    */
   async delete(messageId: string): Promise<void> {
     if (this.isRunning) return;
-    await this.deps.messages.deleteBranch(messageId as MessageId);
+    await this.stores.messages.deleteBranch(messageId as MessageId);
     if (this.compareGroup) {
       const isQuestion = this.compareGroup.userMessageId === messageId;
       const answers = this.compareGroup.answers.filter((a) => a.messageId !== messageId);
@@ -591,7 +664,7 @@ export class ChatSessionState {
   private async loadCompareGroup(userMessageId: string, answerIds: string[]): Promise<CompareGroup | null> {
     const answers: AnswerView[] = [];
     for (const [modelIndex, id] of answerIds.entries()) {
-      const message = await this.deps.messages.get(id as MessageId);
+      const message = await this.stores.messages.get(id as MessageId);
       if (message?.role !== 'assistant') continue;
       answers.push({ ...answerFromMessage(message, message.model?.modelId ?? ''), modelIndex });
     }

@@ -27,7 +27,8 @@ const TRANSIENT_PREVIEW_ERRORS = new Set(['worker_setup', 'internal', 'unknown',
 
 export interface ComposerDeps {
   agent: Pick<AgentClient, 'previewContext' | 'countTokens'>;
-  sessions: SessionStore;
+  /** Where the open chat's choices are saved (a temporary chat's in the worker's memory). */
+  sessions: Pick<SessionStore, 'update'>;
   notices: NoticesState;
 }
 

@@ -1,8 +1,11 @@
 import type { MessageId, ProjectId, SessionId } from '../../core/model';
 
 export type Route =
-  /** `messageId`: a message to scroll to and highlight (a cited message of a past chat). */
-  | { name: 'chat'; sessionId: SessionId | null; messageId?: MessageId }
+  /**
+   * `messageId`: a message to scroll to and highlight (a cited message of a past chat).
+   * `isTemporary`: a temporary chat (never stored; its address holds no id, so a reload starts a new one).
+   */
+  | { name: 'chat'; sessionId: SessionId | null; messageId?: MessageId; isTemporary?: boolean }
   /** `section`: the settings section to scroll to (`#/settings/embeddings`). */
   | { name: 'settings'; section?: string }
   | { name: 'agents' }
@@ -15,7 +18,7 @@ export type Route =
 
 /**
  * Hash routes, so the static build works on any host and offline:
- * #/, #/chat/<id>, #/chat/<id>/<message id>, #/settings, #/settings/<section>, #/agents, #/prompts, #/usage, #/project/<id>.
+ * #/, #/chat/<id>, #/chat/<id>/<message id>, #/temporary, #/settings, #/settings/<section>, #/agents, #/prompts, #/usage, #/project/<id>.
  */
 export function parseRoute(hash: string): Route {
   const path = hash.replace(/^#/, '');
@@ -25,6 +28,7 @@ export function parseRoute(hash: string): Route {
   if (path === '/agents') return { name: 'agents' };
   if (path === '/prompts') return { name: 'prompts' };
   if (path === '/usage') return { name: 'usage' };
+  if (path === '/temporary') return { name: 'chat', sessionId: null, isTemporary: true };
   const chat = /^\/chat\/([^/]+)(?:\/([^/]+))?$/.exec(path);
   if (chat?.[1]) {
     const sessionId = decodeURIComponent(chat[1]) as SessionId;
@@ -48,6 +52,7 @@ export function routeHref(route: Route): string {
     case 'project':
       return `#/project/${encodeURIComponent(route.projectId)}`;
     case 'chat':
+      if (route.isTemporary === true) return '#/temporary';
       if (!route.sessionId) return '#/';
       return route.messageId
         ? `#/chat/${encodeURIComponent(route.sessionId)}/${encodeURIComponent(route.messageId)}`
@@ -61,7 +66,7 @@ export function routeHref(route: Route): string {
  * Settings or another chat while the first answer ran stays where they went.
  */
 export function shouldFollowCreatedSession(route: Route, sessionId: SessionId): boolean {
-  return route.name === 'chat' && (route.sessionId === null || route.sessionId === sessionId);
+  return route.name === 'chat' && route.isTemporary !== true && (route.sessionId === null || route.sessionId === sessionId);
 }
 
 export class RouterState {

@@ -1,6 +1,6 @@
 /** The app's keyboard shortcuts: one table for the handler and the shortcuts sheet. */
 
-export type ShortcutAction = 'search' | 'new_chat' | 'stop' | 'edit_last' | 'show_shortcuts';
+export type ShortcutAction = 'search' | 'new_chat' | 'temporary_chat' | 'stop' | 'edit_last' | 'show_shortcuts';
 
 export interface Shortcut {
   action: ShortcutAction;
@@ -12,6 +12,7 @@ export interface Shortcut {
 export const SHORTCUTS: readonly Shortcut[] = [
   { action: 'search', keys: 'Mod+K', description: 'Search chats' },
   { action: 'new_chat', keys: 'Mod+Shift+O', description: 'New chat' },
+  { action: 'temporary_chat', keys: 'Mod+Shift+E', description: 'New temporary chat (never saved unless you save it)' },
   { action: 'stop', keys: 'Esc', description: 'Stop the answer' },
   { action: 'edit_last', keys: '↑', description: 'Edit your last message (in an empty composer)' },
   { action: 'show_shortcuts', keys: '?', description: 'Show keyboard shortcuts' },
@@ -36,6 +37,7 @@ export function matchShortcut(press: KeyPress): ShortcutAction | null {
   const key = press.key.toLowerCase();
   if (isMod && !press.shiftKey && !press.altKey && key === 'k') return 'search';
   if (isMod && press.shiftKey && !press.altKey && key === 'o') return 'new_chat';
+  if (isMod && press.shiftKey && !press.altKey && key === 'e') return 'temporary_chat';
   if (isMod || press.altKey) return null;
   if (press.key === 'Escape') return 'stop';
   if (press.key === 'ArrowUp' && press.isComposerEmpty) return 'edit_last';

@@ -3,13 +3,10 @@
  * Importing never touches what is stored: the chat and its messages get new ids, so importing
  * the same file twice gives two chats, and a file cannot overwrite anything.
  */
-import { z } from 'zod';
 import {
   asMessageId,
   asSessionId,
-  chatMessageSimpleSchema,
   extractSharedChatJson,
-  sessionSchema,
   sharedChatSchema,
   type ChatMessageSimple,
   type MessageId,
@@ -20,9 +17,7 @@ import {
 import type { Clock } from '../../core/ports';
 import type { CarrelDb } from '../db';
 import { StorageError } from '../errors';
-import { guardStorage } from '../guard';
-import { placeImportedRows } from '../message-lines';
-import { toMessageRow } from '../message-rows';
+import { writeNewChat } from '../chat-copy';
 import { describeIssues } from '../parse-row';
 
 function invalidFile(message: string): StorageError {
@@ -91,16 +86,6 @@ export async function importSharedChat(
     updatedAt: now,
     version: 0,
   };
-  const written = { session, messages };
-  const checked = z
-    .object({ session: sessionSchema, messages: z.array(chatMessageSimpleSchema) })
-    .safeParse(written);
-  if (!checked.success) throw invalidFile(describeIssues(checked.error.issues, written));
-  await guardStorage(db, () =>
-    db.transaction('rw', [db.sessions, db.messages], async () => {
-      await db.sessions.add(session);
-      await db.messages.bulkAdd(await placeImportedRows(db, messages.map(toMessageRow)));
-    }),
-  );
+  await writeNewChat(db, { session, messages, summaries: [], usage: [], files: [] }, 'This shared chat cannot be imported');
   return { sessionId, title: session.title, messages: messages.length };
 }

@@ -13,7 +13,7 @@ import type { ProviderConfig, SessionId } from '../../core/model';
 import type { Clock, ConfirmationPort, Embedder, Ids, LlmClient, Scheduler, SettingsStore, TokenCounter } from '../../core/ports';
 import { resolveModelInfo } from '../../core/model/model-catalog';
 import type { CarrelDb } from '../../storage/db';
-import { createSessionCache, createStores } from '../../storage';
+import { createStores } from '../../storage';
 import { watchTableWrites } from '../../storage/watch-writes';
 import { parseCall } from '../protocol';
 import { SEARCH_CANCELLED, type AgentWorkerApi, type WorkerResult } from './agent.api';
@@ -25,10 +25,12 @@ import type { TurnToolKit } from './mcp/web-and-mcp-tools';
 import { nameSession } from './name-session';
 import { createProjectFiles } from './project-files';
 import { recoverStreaming } from './recover-streaming';
+import { createChatBackends } from './chat-backends';
 import { createCompactionRunner } from './compaction-runner';
 import { createRuns } from './runs';
 import { searchProjectFiles } from './search-project-files';
 import { createSentRequestLog } from './sent-requests';
+import { createTemporaryChats } from './temporary-chats';
 import type { SessionLocks } from './session-locks';
 import { loadTokenCalibration } from './token-calibration';
 import { toWorkerError } from './worker-errors';
@@ -73,7 +75,9 @@ export interface AgentHostDeps {
 
 export function createAgentHost(host: AgentHostDeps): AgentWorkerApi {
   const stores = createStores(host.db, host.clock, host.ids);
-  const { sessions, messages, providers, settings } = stores;
+  const { providers, settings } = stores;
+  // Each chat's stores: the database's, or memory for a temporary chat.
+  const chats = createChatBackends(stores, host.clock, host.ids);
   const projectFiles = createProjectFiles({
     files: stores.files,
     chunks: stores.chunks,
@@ -82,11 +86,11 @@ export function createAgentHost(host: AgentHostDeps): AgentWorkerApi {
     // Keeps each project's index between searches until its files or chunks change.
     watchWrites: (onWrite) => watchTableWrites(host.db, ['files', 'chunks'], onWrite),
   });
-  const compaction = createCompactionRunner({ ...host, ...stores });
+  const compaction = createCompactionRunner({ ...host, ...stores, chatStoresFor: (sessionId) => chats.forSession(sessionId) });
   const turnPorts: TurnPorts = {
     agents: stores.agents,
     projects: stores.projects,
-    summaries: stores.summaries,
+    summaries: { listBySession: (sessionId) => chats.forSession(sessionId).summaries.listBySession(sessionId) },
     clock: host.clock,
     tokens: host.tokens,
     projectFiles,
@@ -98,20 +102,21 @@ export function createAgentHost(host: AgentHostDeps): AgentWorkerApi {
       return { toolsFor: (scope) => kit?.createTools(scope) ?? [], warnings: kit?.warnings ?? [] };
     },
     ...(host.tools ? { baseTools: host.tools } : {}),
-    chatHistory: createChatHistorySearch({ sessions, messages, loadIndex: createChatIndexLoader(host.db) }),
+    chatHistory: createChatHistorySearch({ sessions: stores.sessions, messages: stores.messages, loadIndex: createChatIndexLoader(host.db) }),
   };
-  const chainCache = createSessionCache({
-    getSession: (id) => sessions.get(id),
-    loadChain: (leafId) => messages.loadChain(leafId),
-  });
   const sentRequests = createSentRequestLog();
-  const recoverDeps = { messages, locks: host.locks, tokens: host.tokens, clock: host.clock };
+  /** Titles being written for temporary chats, by session. */
+  const namings = new Map<string, Promise<void>>();
+  const recoverDeps = { messages: stores.messages, locks: host.locks, tokens: host.tokens, clock: host.clock };
 
   const runs = createRuns({
     locks: host.locks,
     relay: host.relay ?? null,
-    closeInterrupted: (sessionId) => recoverStreaming(recoverDeps, { sessionId, isHeldByThisRun: true }),
+    closeInterrupted: (sessionId) =>
+      recoverStreaming({ ...recoverDeps, messages: chats.forSession(sessionId).messages }, { sessionId, isHeldByThisRun: true }),
     async runTurn(request, run) {
+      const chat = chats.forRequest({ sessionId: request.sessionId, isTemporary: request.isTemporary });
+      const { sessions, messages } = chat;
       const deps: AgentDeps = {
         clock: host.clock,
         ids: host.ids,
@@ -123,22 +128,24 @@ export function createAgentHost(host: AgentHostDeps): AgentWorkerApi {
         providers,
         turn: turnPorts,
         confirmation: run.confirmation,
-        async loadChain(session, leafId) {
-          if (leafId === null) return [];
-          // The visible chain is the common case and the cached one; another branch point walks.
-          if (leafId === session.currentLeafId) return [...(await chainCache.loadVisibleChain(session.id))];
-          return messages.loadChain(leafId);
-        },
-        rememberChain: (session, chain) => chainCache.prime(session, chain),
-        recordUsage: (entry) => stores.usage.record(entry),
+        loadChain: (session, leafId) => chat.loadChain(session, leafId),
+        rememberChain: (session, chain) => chat.rememberChain(session, chain),
+        recordUsage: (entry) => chat.usage.record(entry),
         renderDocuments: (documents) => renderNumberedDocuments(documents),
         onRequest: (sent) => sentRequests.record(sent),
       };
       const value = await processMessage(request, deps, run.sink, run.signal, run.modelAborts);
       if (host.shouldGenerateTitles && value.isFirstTurn && value.stopReasons[0] === 'completed') {
-        void nameSession(value, request, { llm: host.llm, sessions, messages, providers }).catch((error: unknown) =>
+        const naming = nameSession(value, request, { llm: host.llm, sessions, messages, providers }).catch((error: unknown) =>
           console.warn('Could not name the chat:', error),
         );
+        // A temporary chat's page cannot watch the database for the title: it asks for it here.
+        if (chat === chats.temporary) {
+          namings.set(value.sessionId, naming);
+          void naming.finally(() => {
+            if (namings.get(value.sessionId) === naming) namings.delete(value.sessionId);
+          });
+        }
       }
       // Long chats are summarised after a saved turn, in the background.
       if (value.stopReasons.includes('completed')) {
@@ -150,11 +157,18 @@ export function createAgentHost(host: AgentHostDeps): AgentWorkerApi {
   // A chat deleted while it answers (from any tab) stops its run, so nothing writes into it.
   watchTableWrites(host.db, ['sessions'], () => {
     for (const sessionId of runs.sessionIds()) {
-      void sessions.get(sessionId as SessionId).then(
+      void chats.forSession(sessionId).sessions.get(sessionId as SessionId).then(
         (session) => (session ? undefined : runs.stop(sessionId)),
         () => undefined,
       );
     }
+  });
+  const temporaryChats = createTemporaryChats({
+    chats,
+    db: host.db,
+    ids: host.ids,
+    isRunning: (sessionId) => runs.sessionIds().includes(sessionId),
+    stop: (sessionId) => runs.stop(sessionId),
   });
   /** The project screen's searches still running, by the caller's search id. */
   const projectSearches = new Map<string, AbortController>();
@@ -165,7 +179,7 @@ export function createAgentHost(host: AgentHostDeps): AgentWorkerApi {
     undoCompaction: (sessionId) => asResult(() => compaction.undo(sessionId)),
     listSummaries: (sessionId) => asResult(() => compaction.list(sessionId)),
     recoverInterrupted: () => recoverStreaming(recoverDeps),
-    sessionCacheStats: () => Promise.resolve(chainCache.stats()),
+    sessionCacheStats: () => Promise.resolve(chats.saved.cache.stats()),
     stop: (runIdOrSessionId) => Promise.resolve(runs.stop(runIdOrSessionId)),
     stopModel: (runId, modelIndex) => Promise.resolve(runs.stopModel(runId, modelIndex)),
     async testWebSearch(config) {
@@ -210,10 +224,18 @@ export function createAgentHost(host: AgentHostDeps): AgentWorkerApi {
       const parsed = parseCall(previewRequestSchema, request, 'Invalid preview request.');
       if (!parsed.ok) return parsed;
       try {
-        return await previewTurn(parsed.value, { ...turnPorts, sessions, messages, providers });
+        const chat = chats.forRequest({ sessionId: parsed.value.sessionId });
+        return await previewTurn(parsed.value, { ...turnPorts, sessions: chat.sessions, messages: chat.messages, providers });
       } catch (error) {
         return { ok: false, error: toWorkerError(error) };
       }
+    },
+    temporaryChat: (call, args) => temporaryChats.call(call, args),
+    saveTemporaryChat: (sessionId) => temporaryChats.save(sessionId),
+    discardTemporaryChat: (sessionId) => temporaryChats.discard(sessionId),
+    async temporaryChatTitle(sessionId) {
+      await namings.get(sessionId);
+      return (await chats.temporary.sessions.get(sessionId as SessionId))?.title ?? null;
     },
     lastRequest(userMessageId) {
       const sent = sentRequests.get(userMessageId);

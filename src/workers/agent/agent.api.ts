@@ -9,7 +9,16 @@ import type { Packet } from '../../core/agent/packets';
 import type { AssembledContext } from '../../core/context';
 import { projectIdSchema, type ChatSummary, type ModelInfo } from '../../core/model';
 import type { McpServerConfig } from '../../core/model/settings';
-import type { ConfirmationRequest, KeywordOnlyReason, ProjectSearchHit, ProjectSearchMode } from '../../core/ports';
+import type {
+  ConfirmationRequest,
+  FileStore,
+  KeywordOnlyReason,
+  MessageBranches,
+  MessageStore,
+  ProjectSearchHit,
+  ProjectSearchMode,
+  SessionStore,
+} from '../../core/ports';
 import type { SearchBackendConfig } from '../../core/agent/tools/search-backends/search-backend';
 import type { WebToolSettings } from '../../core/agent/tools/web-tools';
 import type { CallKinds, WorkerError, WorkerResult } from '../protocol';
@@ -42,6 +51,29 @@ export interface ProjectSearchResult {
 
 /** A superseded search: the caller cancelled it and never shows this. */
 export const SEARCH_CANCELLED = { code: 'aborted', message: 'The search was cancelled.' } as const;
+
+/**
+ * A temporary chat's reads and edits, made by the page on the worker's memory exactly as it
+ * makes them on the database for a saved chat (the same store calls, the same answers).
+ */
+export interface TemporaryChatCalls {
+  getSession: SessionStore['get'];
+  updateSession: SessionStore['update'];
+  getMessage: MessageStore['get'];
+  putMessage: MessageStore['put'];
+  loadChain: MessageStore['loadChain'];
+  children: MessageStore['children'];
+  listStreaming: MessageStore['listStreaming'];
+  siblings: MessageBranches['siblings'];
+  switchBranch: MessageBranches['switchBranch'];
+  deleteBranch: MessageBranches['deleteBranch'];
+  loadVisibleChain: MessageBranches['loadVisibleChain'];
+  loadChainBelow: MessageBranches['loadChainBelow'];
+  loadChainEnd: MessageBranches['loadChainEnd'];
+  getFile: FileStore['get'];
+  putFile: FileStore['put'];
+}
+export type TemporaryChatCall = keyof TemporaryChatCalls;
 
 /** Packets arrive in batches (one per ≤ 16 ms) so a fast stream does not flood postMessage. */
 export type PacketListener = (packets: Packet[]) => void;
@@ -112,6 +144,24 @@ export interface AgentWorkerApi {
   undoCompaction(sessionId: string): Promise<WorkerResult<ChatSummary | null>>;
   /** The chat's summaries, undone ones too, oldest first. */
   listSummaries(sessionId: string): Promise<WorkerResult<ChatSummary[]>>;
+  /**
+   * One store call on a temporary chat (kept in this worker's memory, never in the database);
+   * it rejects as the store would (a message that does not exist, a row that does not parse).
+   */
+  temporaryChat<K extends TemporaryChatCall>(call: K, args: Parameters<TemporaryChatCalls[K]>): ReturnType<TemporaryChatCalls[K]>;
+  /**
+   * "Save this chat": writes the temporary chat (every branch, its attachments as its messages
+   * hold them, summaries and usage) to the database as a saved chat with new ids, and forgets
+   * the temporary one. Refused while it answers.
+   */
+  saveTemporaryChat(sessionId: string): Promise<WorkerResult<{ sessionId: string }>>;
+  /** The person left a temporary chat: its run stops and it is forgotten. */
+  discardTemporaryChat(sessionId: string): Promise<void>;
+  /**
+   * A temporary chat's title once the model-written one (if being written) is in: shown, never
+   * stored. Null when the chat is gone.
+   */
+  temporaryChatTitle(sessionId: string): Promise<string | null>;
 }
 
 /** What agent.worker.ts exposes: the API, plus the wiring the composition root does once. */
@@ -139,4 +189,8 @@ export const AGENT_CALLS: CallKinds<AgentWorkerApi> = {
   compactNow: 'result',
   undoCompaction: 'result',
   listSummaries: 'result',
+  temporaryChat: 'throws',
+  saveTemporaryChat: 'result',
+  discardTemporaryChat: 'throws',
+  temporaryChatTitle: 'throws',
 };

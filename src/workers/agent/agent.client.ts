@@ -6,6 +6,8 @@ import {
   type AgentWorkerEntry,
   type ProjectSearchRequest,
   type ProjectSearchResult,
+  type TemporaryChatCall,
+  type TemporaryChatCalls,
   type WorkerResult,
 } from './agent.api';
 
@@ -48,6 +50,12 @@ export function createAgentClient(options: AgentClientOptions = {}): AgentClient
     compactNow: (sessionId) => api.compactNow(sessionId),
     undoCompaction: (sessionId) => api.undoCompaction(sessionId),
     listSummaries: (sessionId) => api.listSummaries(sessionId),
+    // Comlink's types do not keep the call's generic: the reply is the named store call's.
+    temporaryChat: <K extends TemporaryChatCall>(call: K, args: Parameters<TemporaryChatCalls[K]>) =>
+      api.temporaryChat(call, args) as unknown as ReturnType<TemporaryChatCalls[K]>,
+    saveTemporaryChat: (sessionId) => api.saveTemporaryChat(sessionId),
+    discardTemporaryChat: (sessionId) => api.discardTemporaryChat(sessionId),
+    temporaryChatTitle: (sessionId) => api.temporaryChatTitle(sessionId),
     async searchProject(request, signal) {
       if (signal.aborted) return { ok: false, error: SEARCH_CANCELLED };
       const searchId = crypto.randomUUID();

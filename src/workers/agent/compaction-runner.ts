@@ -1,9 +1,8 @@
 import { compactChat, chooseSummariserRef, undoCompaction } from '../../core/agent/compact-chat';
 import { createDefaultAgent } from '../../core/agent/default-agent';
 import { modelRefSchema, type ChatSummary, type ModelRef, type SessionId } from '../../core/model';
-import type { AgentStore, Clock, Ids, LlmClient, ProviderStore, SessionStore, SettingsStore, SummaryStore, TokenCounter } from '../../core/ports';
+import type { AgentStore, ChatStores, Clock, Ids, LlmClient, ProviderStore, SettingsStore, TokenCounter } from '../../core/ports';
 import { resolveModelInfo } from '../../core/model/model-catalog';
-import type { DexieMessageStore } from '../../storage/message.store';
 
 /** The setting holding the model the person picked for summaries (absent: built-in, else the chat's). */
 export const COMPACTION_MODEL_SETTING = 'compactionModel';
@@ -16,12 +15,11 @@ export interface CompactionRunnerDeps {
   tokens: TokenCounter;
   clock: Clock;
   ids: Ids;
-  sessions: SessionStore;
-  messages: DexieMessageStore;
   agents: AgentStore;
   providers: ProviderStore;
   settings: SettingsStore;
-  summaries: SummaryStore;
+  /** Where the chat is kept (the database, or memory for a temporary chat), with its summaries. */
+  chatStoresFor(sessionId: string): ChatStores;
 }
 
 export interface CompactionRunner {
@@ -40,9 +38,10 @@ export function createCompactionRunner(deps: CompactionRunnerDeps): CompactionRu
   const running = new Map<string, Promise<ChatSummary | null>>();
 
   async function run(sessionId: SessionId, force: boolean): Promise<ChatSummary | null> {
-    const session = await deps.sessions.get(sessionId);
+    const chat = deps.chatStoresFor(sessionId);
+    const session = await chat.sessions.get(sessionId);
     if (!session?.currentLeafId) return null;
-    const chain = await deps.messages.loadChain(session.currentLeafId);
+    const chain = await chat.messages.loadChain(session.currentLeafId);
     const agent = (session.agentId ? await deps.agents.get(session.agentId) : undefined) ?? createDefaultAgent(deps.clock.now());
     const lastAnswer = chain.findLast((message) => message.role === 'assistant');
     const chatRef = (lastAnswer?.role === 'assistant' ? lastAnswer.model : undefined) ?? agent.defaultModel;
@@ -67,7 +66,7 @@ export function createCompactionRunner(deps: CompactionRunnerDeps): CompactionRu
         },
         force,
       },
-      deps,
+      { ...deps, summaries: chat.summaries },
       AbortSignal.timeout(COMPACTION_TIMEOUT_MS),
     );
   }
@@ -85,11 +84,12 @@ export function createCompactionRunner(deps: CompactionRunnerDeps): CompactionRu
     compactNow: (sessionId) => once(sessionId, true),
     async undo(sessionId) {
       await running.get(sessionId)?.catch(() => null);
-      const session = await deps.sessions.get(sessionId as SessionId);
+      const chat = deps.chatStoresFor(sessionId);
+      const session = await chat.sessions.get(sessionId as SessionId);
       if (!session?.currentLeafId) return null;
-      const chain = await deps.messages.loadChain(session.currentLeafId);
-      return undoCompaction(session.id, chain, deps);
+      const chain = await chat.messages.loadChain(session.currentLeafId);
+      return undoCompaction(session.id, chain, { clock: deps.clock, summaries: chat.summaries });
     },
-    list: (sessionId) => deps.summaries.listBySession(sessionId as SessionId),
+    list: (sessionId) => deps.chatStoresFor(sessionId).summaries.listBySession(sessionId as SessionId),
   };
 }

@@ -37,8 +37,8 @@ export interface IngestFileRequest {
 }
 
 export interface IngestDeps {
-  files: FileStore;
-  chunks: ChunkStore;
+  files: Pick<FileStore, 'put' | 'findByHash' | 'delete'>;
+  chunks: Pick<ChunkStore, 'replaceForFile'>;
   tokens: TokenCounter;
   clock: Clock;
   ids: Ids;

@@ -1,6 +1,25 @@
 import type { ProjectId } from '../../core/model';
 import type { IngestOutcome, IngestWorkerApi } from './ingest.api';
 import { ingestFile, type IngestDeps } from './ingest-file';
+import { createMemoryFileStore } from '../../storage/memory-file.store';
+
+/**
+ * Where a file is read into: the database, or for a temporary chat's attachment a store of this
+ * call alone, whose file goes back to the caller. Its chunks are kept nowhere: an attachment's
+ * text travels whole in its message, and nothing searches a temporary chat's files.
+ */
+async function ingestInto(
+  deps: IngestDeps,
+  isTemporary: boolean,
+  run: (stores: IngestDeps) => Promise<IngestOutcome>,
+): Promise<IngestOutcome> {
+  if (!isTemporary) return run(deps);
+  const files = createMemoryFileStore();
+  const outcome = await run({ ...deps, files, chunks: { replaceForFile: () => Promise.resolve() } });
+  if (outcome.kind !== 'stored') return outcome;
+  const file = await files.get(outcome.fileId);
+  return file === undefined ? outcome : { ...outcome, file };
+}
 
 /**
  * Files read side by side. Each file gives way to the others while it counts and chunks, so a
@@ -32,18 +51,15 @@ export function createIngestHost(deps: IngestDeps): IngestWorkerApi {
   }
 
   return {
-    async ingestFile(jobId, projectId, file, onProgress): Promise<IngestOutcome> {
+    async ingestFile(jobId, projectId, file, onProgress, isTemporary = false): Promise<IngestOutcome> {
       const controller = new AbortController();
       jobs.set(jobId, controller);
       try {
         await acquire();
         try {
           if (controller.signal.aborted) return { kind: 'cancelled' };
-          return await ingestFile(
-            { ...file, projectId: projectId as ProjectId | null },
-            deps,
-            onProgress,
-            controller.signal,
+          return await ingestInto(deps, isTemporary, (stores) =>
+            ingestFile({ ...file, projectId: projectId as ProjectId | null }, stores, onProgress, controller.signal),
           );
         } finally {
           release();

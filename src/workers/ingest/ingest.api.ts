@@ -3,6 +3,7 @@
  * on the UI thread); progress arrives per file through a proxied callback.
  */
 import type { FileId, FileStatus } from '../../core/model';
+import type { StoredFile } from '../../core/ports';
 import type { CallKinds } from '../protocol';
 
 /** Why a file could not be read; crosses the worker boundary as a plain `{code, message}`. */
@@ -36,6 +37,8 @@ export type IngestOutcome =
       chunkCount: number;
       image?: { width: number; height: number };
       error?: { code: IngestErrorCode; message: string };
+      /** The file itself, when the caller keeps it (a temporary chat's attachment): nothing was stored. */
+      file?: StoredFile;
     }
   | { kind: 'duplicate'; fileId: FileId; name: string }
   | { kind: 'rejected'; error: { code: IngestErrorCode; message: string } }
@@ -55,12 +58,15 @@ export interface IngestWorkerApi {
    * sent together are read side by side, a few at a time, each pausing now and then while it
    * counts and chunks, so a slow or huge file does not hold back the others. `key` comes back
    * in every progress event. `cancel(jobId)` stops this file alone, at its next pause.
+   * `isTemporary`: an attachment of a temporary chat, read in memory and handed back whole in
+   * the outcome (`file`), never written to the database.
    */
   ingestFile(
     jobId: string,
     projectId: string | null,
     file: IngestFileInput & { key: string },
     onProgress: IngestProgressListener,
+    isTemporary?: boolean,
   ): Promise<IngestOutcome>;
   cancel(jobId: string): Promise<void>;
 }

@@ -35,6 +35,8 @@ export interface IngestClient {
     projectId: string | null,
     files: IngestFileInput[],
     onProgress: IngestProgressListener,
+    /** Attachments of a temporary chat: read in memory, handed back, never stored. */
+    isTemporary?: boolean,
   ): IngestJob;
   dispose(): void;
 }
@@ -46,11 +48,12 @@ export function startIngestJob(
   projectId: string | null,
   files: readonly IngestFileInput[],
   onProgress: IngestProgressListener,
+  isTemporary = false,
 ): IngestJob {
   const perFile = files.map((file, index): IngestFileJob => {
     const fileJobId = `${jobId}/${index}`;
     return {
-      result: api.ingestFile(fileJobId, projectId, { ...file, key: String(index) }, onProgress),
+      result: api.ingestFile(fileJobId, projectId, { ...file, key: String(index) }, onProgress, isTemporary),
       cancel: () => void api.cancel(fileJobId).catch(() => undefined),
     };
   });
@@ -67,8 +70,8 @@ export function createIngestClient(): IngestClient {
   );
   let jobCounter = 0;
   return {
-    ingestFiles(projectId, files, onProgress) {
-      return startIngestJob(api, `ingest-${++jobCounter}`, projectId, files, proxy(onProgress));
+    ingestFiles(projectId, files, onProgress, isTemporary = false) {
+      return startIngestJob(api, `ingest-${++jobCounter}`, projectId, files, proxy(onProgress), isTemporary);
     },
     dispose,
   };

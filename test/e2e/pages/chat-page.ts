@@ -8,6 +8,11 @@ export class ChatPage {
     await this.page.getByRole('link', { name: 'New chat' }).first().click();
   }
 
+  /** Starts a temporary chat from the sidebar. */
+  async temporaryChat(): Promise<void> {
+    await this.page.getByRole('link', { name: 'Temporary chat' }).click();
+  }
+
   get composer(): Locator {
     return this.page.getByLabel('Message', { exact: true });
   }

@@ -19,14 +19,11 @@ import { createProjectStore } from '../../../src/storage/project.store';
 import { createProviderStore } from '../../../src/storage/provider.store';
 import { createSessionStore } from '../../../src/storage/session.store';
 import { createSettingsStore } from '../../../src/storage/settings.store';
-import { createUsageStore } from '../../../src/storage/usage.store';
-import { StorageError } from '../../../src/storage/errors';
 import {
   buildAssistantMessage,
   buildSession,
   buildUserMessage,
   createFrozenClock,
-  createSequentialIds,
   openTestDb,
 } from './storage-fixtures';
 
@@ -72,74 +69,6 @@ function buildChunk(id: string, ordinal: number, embedding: Float32Array | null)
     embeddingModel: embedding === null ? null : 'minilm',
   };
 }
-
-describe('session store', () => {
-  it('creates, lists newest first, and reads sessions back', async () => {
-    const db = await openTestDb();
-    const sessions = createSessionStore(db, createFrozenClock());
-    await sessions.create(buildSession({ id: asSessionId('old'), updatedAt: 1 }));
-    await sessions.create(buildSession({ id: asSessionId('new'), updatedAt: 2 }));
-    expect((await sessions.list()).map((s) => s.id)).toEqual(['new', 'old']);
-    expect(await sessions.get(asSessionId('old'))).toEqual(
-      buildSession({ id: asSessionId('old'), updatedAt: 1 }),
-    );
-    expect(await sessions.get(asSessionId('missing'))).toBeUndefined();
-  });
-
-  it('bumps the version and updatedAt on every update', async () => {
-    const db = await openTestDb();
-    const clock = createFrozenClock(1000);
-    const sessions = createSessionStore(db, clock);
-    await sessions.create(buildSession());
-    const first = await sessions.update(asSessionId('s1'), { title: 'Renamed' });
-    clock.advance(5);
-    const second = await sessions.update(asSessionId('s1'), { isPinned: true });
-    expect(first).toMatchObject({ title: 'Renamed', version: 1, updatedAt: 1000 });
-    expect(second).toMatchObject({ title: 'Renamed', isPinned: true, version: 2, updatedAt: 1005 });
-    expect(await sessions.get(asSessionId('s1'))).toEqual(second);
-  });
-
-  it('reports an update of a missing session as not_found', async () => {
-    const db = await openTestDb();
-    const sessions = createSessionStore(db, createFrozenClock());
-    await expect(sessions.update(asSessionId('nope'), { title: 'x' })).rejects.toMatchObject({
-      code: 'not_found',
-    });
-  });
-
-  it('refuses a session that does not match the schema', async () => {
-    const db = await openTestDb();
-    const sessions = createSessionStore(db, createFrozenClock());
-    await expect(sessions.create(buildSession({ version: -1 }))).rejects.toBeInstanceOf(
-      StorageError,
-    );
-    expect(await sessions.list()).toEqual([]);
-  });
-
-  it('deletes a session together with its messages and usage records', async () => {
-    const db = await openTestDb();
-    const clock = createFrozenClock();
-    const sessions = createSessionStore(db, clock);
-    const messages = createMessageStore(db, clock);
-    const usage = createUsageStore(db, clock, createSequentialIds());
-    await sessions.create(buildSession());
-    await sessions.create(buildSession({ id: asSessionId('s2') }));
-    await messages.put(buildUserMessage('u1', null));
-    await messages.put(buildUserMessage('other', null, { sessionId: asSessionId('s2') }));
-    const model = { providerId: asProviderId('openai'), modelId: 'gpt-x' };
-    await usage.record({
-      sessionId: asSessionId('s1'),
-      messageId: asMessageId('u1'),
-      model,
-      usage: { inputTokens: 1, outputTokens: 2 },
-    });
-    await sessions.delete(asSessionId('s1'));
-    expect(await sessions.get(asSessionId('s1'))).toBeUndefined();
-    expect(await messages.get(asMessageId('u1'))).toBeUndefined();
-    expect(await usage.listBySession(asSessionId('s1'))).toEqual([]);
-    expect(await messages.get(asMessageId('other'))).toBeDefined();
-  });
-});
 
 describe('provider, agent and project stores', () => {
   it('round-trips a provider with its API key', async () => {
@@ -353,28 +282,6 @@ describe('settings and usage stores', () => {
     expect(await settings.get('theme')).toBe('dark');
   });
 
-  it('records usage with an id and time from the ports and lists it by session and since a time', async () => {
-    const db = await openTestDb();
-    const clock = createFrozenClock(100);
-    const usage = createUsageStore(db, clock, createSequentialIds('u'));
-    const model = { providerId: asProviderId('openai'), modelId: 'gpt-x' };
-    const first = await usage.record({
-      sessionId: asSessionId('s1'),
-      messageId: asMessageId('a1'),
-      model,
-      usage: { inputTokens: 10, outputTokens: 5 },
-    });
-    clock.advance(50);
-    await usage.record({
-      sessionId: asSessionId('s2'),
-      messageId: asMessageId('a2'),
-      model,
-      usage: { inputTokens: 1, outputTokens: 1 },
-    });
-    expect(first).toMatchObject({ id: 'u-1', createdAt: 100 });
-    expect((await usage.listBySession(asSessionId('s1'))).map((r) => r.id)).toEqual(['u-1']);
-    expect((await usage.listSince(120)).map((r) => r.id)).toEqual(['u-2']);
-  });
 });
 
 describe('message rows', () => {

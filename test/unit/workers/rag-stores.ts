@@ -40,8 +40,8 @@ export function createInlineIngest(deps: IngestDeps): IngestClient {
   const host = createIngestHost(deps);
   let job = 0;
   return {
-    ingestFiles: (projectId, files, onProgress) =>
-      startIngestJob(host, `job-${++job}`, projectId, files, onProgress),
+    ingestFiles: (projectId, files, onProgress, isTemporary) =>
+      startIngestJob(host, `job-${++job}`, projectId, files, onProgress, isTemporary),
     dispose: () => undefined,
   };
 }

@@ -13,6 +13,7 @@ import {
 } from '../../../../src/state/chat/chat-session.svelte';
 import { placeRows } from '../../../../src/storage/message-lines';
 import { toMessageRow } from '../../../../src/storage/message-rows';
+import { createTemporaryChatStores } from '../../../../src/state/chat/chat-stores';
 import { createMessageStore } from '../../../../src/storage/message.store';
 import { createSessionStore } from '../../../../src/storage/session.store';
 import type { AgentClient } from '../../../../src/workers/agent/agent.client';
@@ -25,8 +26,11 @@ import { buildAssistantMessage, buildSession, buildUserMessage } from '../../sto
  * The chat state over the real agent host and real stores (fake-indexeddb): what it shows after
  * a turn must be what storage holds.
  */
-async function createChat(options: { afterTurn?: () => Promise<void>; locks?: SessionLocks } = {}) {
-  const agent = await TestAgent.create(options.locks ? { locks: options.locks } : {});
+async function createChat(options: { afterTurn?: () => Promise<void>; locks?: SessionLocks; shouldGenerateTitles?: boolean } = {}) {
+  const agent = await TestAgent.create({
+    ...(options.locks ? { locks: options.locks } : {}),
+    ...(options.shouldGenerateTitles ? { shouldGenerateTitles: true } : {}),
+  });
   const messages = createMessageStore(agent.db, agent.clock);
   const sessions = createSessionStore(agent.db, agent.clock);
   const refuse = (): never => {
@@ -49,18 +53,24 @@ async function createChat(options: { afterTurn?: () => Promise<void>; locks?: Se
     compactNow: (sessionId) => agent.api.compactNow(sessionId),
     undoCompaction: (sessionId) => agent.api.undoCompaction(sessionId),
     listSummaries: (sessionId) => agent.api.listSummaries(sessionId),
+    temporaryChat: (call, args) => agent.api.temporaryChat(call, args),
+    saveTemporaryChat: (sessionId) => agent.api.saveTemporaryChat(sessionId),
+    discardTemporaryChat: (sessionId) => agent.api.discardTemporaryChat(sessionId),
+    temporaryChatTitle: (sessionId) => agent.api.temporaryChatTitle(sessionId),
     testWebSearch: refuse,
     testMcpServer: refuse,
     searchProject: refuse,
     dispose: () => undefined,
   };
   let runs = 0;
+  const createdSessions: SessionId[] = [];
   const chat = new ChatSessionState({
     agent: client,
     sessions,
     messages,
     newRunId: () => `run-${++runs}`,
-    onSessionCreated: () => undefined,
+    onSessionCreated: (sessionId) => createdSessions.push(sessionId),
+    temporary: createTemporaryChatStores(client),
   });
   const say = async (text: string): Promise<void> => {
     agent.script(scripts.text(`Answer to ${text}`));
@@ -70,7 +80,7 @@ async function createChat(options: { afterTurn?: () => Promise<void>; locks?: Se
     const session = await sessions.get(chat.session?.id as SessionId);
     return session?.currentLeafId ? messages.loadChain(session.currentLeafId) : [];
   };
-  return { agent, chat, messages, sessions, say, storedChain };
+  return { agent, chat, messages, sessions, say, storedChain, createdSessions };
 }
 
 const texts = (chain: readonly { role: string; text?: string; steps?: Array<{ text: string }> }[]) =>
@@ -263,6 +273,70 @@ describe('a send the worker refuses', () => {
     await chat.send('two', [TEST_MODEL], { onStored: () => storedCount++ });
     expect(storedCount).toBe(0);
     expect(chat.error).toBe('This chat no longer exists.');
+  });
+});
+
+describe('a temporary chat', () => {
+  it('shows its turns and branches from the worker\'s memory and writes nothing to the database', async () => {
+    const { agent, chat, say, createdSessions } = await createChat();
+    chat.openTemporary();
+    await say('secret');
+    await say('more');
+    expect(chat.error).toBeNull();
+    expect(chat.isTemporary).toBe(true);
+    expect(texts(chat.chain)).toEqual(['secret', 'Answer to secret', 'more', 'Answer to more']);
+    // Its id never reaches the address bar: a reload must not find it.
+    expect(createdSessions).toEqual([]);
+    agent.script(scripts.text('Another answer'));
+    await chat.regenerate(chat.chain[3]!.id, TEST_MODEL);
+    expect(texts(chat.chain).at(-1)).toBe('Another answer');
+    expect((await chat.siblingsOf(chat.chain[3]!.id)).count).toBe(2);
+    expect(chat.hasUnsavedTemporaryChat).toBe(true);
+    expect(await agent.db.sessions.count()).toBe(0);
+    expect(await agent.db.messages.count()).toBe(0);
+  });
+
+  it('is saved as a normal chat, which then opens in its place', async () => {
+    const { agent, chat, say, storedChain } = await createChat();
+    chat.openTemporary();
+    await say('keep me');
+    const temporaryId = chat.session?.id;
+
+    const savedId = await chat.saveTemporary();
+
+    expect(savedId).not.toBeNull();
+    expect(savedId).not.toBe(temporaryId);
+    expect(chat.isTemporary).toBe(false);
+    expect(chat.session?.id).toBe(savedId);
+    expect(texts(await storedChain())).toEqual(['keep me', 'Answer to keep me']);
+    expect(chat.chain).toEqual(await storedChain());
+    expect(await agent.api.temporaryChat('getSession', [temporaryId!])).toBeUndefined();
+  });
+
+  it('shows the model-written title once it is in, and stores it nowhere', async () => {
+    const { agent, chat } = await createChat({ shouldGenerateTitles: true });
+    chat.openTemporary();
+    agent.script(scripts.text('Paris is the capital of France.'), scripts.text('"Capital of France."'));
+
+    await chat.send('What is the capital of France? I need it for a quiz tonight with friends', [TEST_MODEL]);
+
+    await vi.waitFor(() => expect(chat.session?.title).toBe('Capital of France'));
+    expect(chat.isTemporary).toBe(true);
+    expect(await agent.db.sessions.count()).toBe(0);
+  });
+
+  it('is gone once the person opens another chat', async () => {
+    const { agent, chat, say } = await createChat();
+    chat.openTemporary();
+    await say('fleeting');
+    const temporaryId = chat.session!.id;
+
+    await chat.open(null);
+
+    expect(chat.isTemporary).toBe(false);
+    expect(chat.hasUnsavedTemporaryChat).toBe(false);
+    await vi.waitFor(async () => expect(await agent.api.temporaryChat('getSession', [temporaryId])).toBeUndefined());
+    expect(await agent.db.sessions.count()).toBe(0);
   });
 });
 

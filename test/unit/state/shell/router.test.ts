@@ -7,6 +7,7 @@ describe('hash routes', () => {
     const routes: Route[] = [
       { name: 'chat', sessionId: null },
       { name: 'chat', sessionId: asSessionId('a b/c') },
+      { name: 'chat', sessionId: null, isTemporary: true },
       { name: 'chat', sessionId: asSessionId('s1'), messageId: asMessageId('m/1') },
       { name: 'settings' },
       { name: 'settings', section: 'embeddings' },
@@ -35,6 +36,9 @@ describe('a chat created by the first message', () => {
     expect(shouldFollowCreatedSession({ name: 'agents' }, created)).toBe(false);
     expect(shouldFollowCreatedSession({ name: 'project', projectId: asProjectId('p1') }, created)).toBe(false);
     expect(shouldFollowCreatedSession({ name: 'chat', sessionId: asSessionId('s-other') }, created)).toBe(false);
+  });
+  it('never puts a temporary chat in the address: a reload must not find it again', () => {
+    expect(shouldFollowCreatedSession({ name: 'chat', sessionId: null, isTemporary: true }, created)).toBe(false);
   });
 });
 

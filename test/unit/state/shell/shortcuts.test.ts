@@ -21,6 +21,10 @@ describe('matchShortcut', () => {
     expect(matchShortcut(press('O', { ctrlKey: true, shiftKey: true }))).toBe('new_chat');
     expect(matchShortcut(press('o', { ctrlKey: true }))).toBeNull();
   });
+  it('starts a temporary chat with Ctrl/Cmd+Shift+E but not while Alt is held', () => {
+    expect(matchShortcut(press('E', { ctrlKey: true, shiftKey: true, isTyping: true }))).toBe('temporary_chat');
+    expect(matchShortcut(press('E', { metaKey: true, shiftKey: true, altKey: true }))).toBeNull();
+  });
   it('edits the last message with ↑ only in an empty composer', () => {
     expect(matchShortcut(press('ArrowUp', { isTyping: true, isComposerEmpty: true }))).toBe('edit_last');
     expect(matchShortcut(press('ArrowUp', { isTyping: true }))).toBeNull();

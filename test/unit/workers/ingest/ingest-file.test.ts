@@ -280,3 +280,16 @@ describe('loadProjectFiles', () => {
     expect(files.some((file) => 'blob' in file)).toBe(false);
   });
 });
+
+describe('a temporary chat\'s attachment', () => {
+  it('is read in memory and handed back whole, leaving no row in the database', async () => {
+    const stores = await createRagStores();
+    const [outcome] = await createInlineIngest(stores).ingestFiles(null, [fixtureInput('inventory.csv', 'text/csv')], () => undefined, true).result;
+    if (outcome?.kind !== 'stored') throw new Error(`expected stored, got ${outcome?.kind}`);
+    expect(outcome.file).toMatchObject({ id: outcome.fileId, status: 'ready', projectId: null, name: 'inventory.csv' });
+    expect(outcome.file?.text?.length).toBeGreaterThan(0);
+    expect(await stores.db.files.count()).toBe(0);
+    expect(await stores.db.fileTexts.count()).toBe(0);
+    expect(await stores.db.chunks.count()).toBe(0);
+  });
+});
