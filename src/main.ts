@@ -37,6 +37,7 @@ import { createAgentClient } from './workers/agent/agent.client';
 import { createAnswerFeed, openRelayChannel } from './workers/agent/answer-relay';
 import { createGenerationClient } from './workers/generation/generation.client';
 import { BuiltinModelState } from './state/settings/builtin-model.svelte';
+import { modelCatalog } from './state/settings/model-catalog.svelte';
 import { startPwa } from './pwa/start-pwa';
 import { loadMarkdownRenderer } from './app/lib/markdown-loader.svelte';
 
@@ -252,6 +253,8 @@ async function start(): Promise<void> {
     });
     // Nearly every visit shows an answer: fetch the Markdown renderer now, not on the first one.
     void loadMarkdownRenderer();
+    // Model facts and prices: the composer's size check, answers' costs, the settings.
+    modelCatalog.load().catch((error: unknown) => notices.report(error, 'Could not load the model catalogue'));
     void isSyncConfigured(db)
       .then((isConfigured) => (isConfigured ? sync.load() : undefined))
       .catch((error: unknown) => notices.report(error, 'Could not start sync'));
