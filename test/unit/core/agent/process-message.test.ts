@@ -234,7 +234,7 @@ describe('processMessage through the agent host', () => {
     const turn = await agent.send('compare', { models: models.map((modelId) => ({ providerId: TEST_PROVIDER_ID, modelId })) });
     const messages = createMessageStore(agent.db, agent.clock);
     const siblings = await messages.children(turn.answers[0]!.sessionId, turn.answers[0]!.parentId);
-    expect(siblings.map((m) => (m.role === 'assistant' ? m.model.modelId : m.role))).toEqual(models);
+    expect(siblings.map((m) => (m.role === 'assistant' ? m.model?.modelId : m.role))).toEqual(models);
     const branches = await messages.siblings(turn.answers[2]!.id);
     expect(branches.index).toBe(2);
   });
