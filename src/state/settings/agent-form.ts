@@ -6,7 +6,6 @@ import {
   type AgentId,
   type ContextOrder,
   type HistoryStrategy,
-  type ModelRef,
 } from '../../core/model';
 import { decodeModel, encodeModel } from '../chat/model-refs';
 import { parseGenerationForm, toGenerationFormValues, type GenerationFormValues } from './generation-form';
