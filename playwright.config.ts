@@ -25,6 +25,11 @@ export default defineConfig({
     baseURL: `http://127.0.0.1:${E2E_APP_PORT}`,
     trace: 'retain-on-failure',
     screenshot: 'only-on-failure',
+    // Each test opens a fresh profile, where the service worker would download and precache the
+    // whole build (26 MB, 121 files) while the test runs, and the fixtures' Cache Storage scans
+    // would read it back. Tests about the offline copy, updates or the precache opt in with
+    // `test.use({ serviceWorkers: 'allow' })` (pwa, builtin-model, reliability/key-hygiene).
+    serviceWorkers: 'block',
     ...devices['Desktop Chrome'],
     launchOptions: {
       executablePath,

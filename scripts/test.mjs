@@ -21,12 +21,21 @@ ensureInstall();
 mkdirSync('test-results', { recursive: true });
 
 const totals = { passed: 0, failed: 0, skipped: 0 };
-/** One line per stage for the summary: name, outcome and, for skips, why. */
+const startedAt = Date.now();
+/** When the stage being run started: the summary gives each stage's time. */
+let stageStartedAt = startedAt;
+/** One line per stage for the summary: name, outcome, time and, for skips, why. */
 const stageLines = [];
 /** Each failed test, named, for the end of the log: a long log's tail is what people read. */
 const failureLines = [];
 
+function formatDuration(ms) {
+  const seconds = Math.round(ms / 1000);
+  return seconds < 60 ? `${seconds} s` : `${Math.floor(seconds / 60)} min ${seconds % 60} s`;
+}
+
 function run(name, command, args, env = {}) {
+  stageStartedAt = Date.now();
   console.log(`\n━━ ${name}: ${command} ${args.join(' ')}`);
   const result = spawnSync(command, args, { stdio: 'inherit', env: { ...process.env, ...env } });
   return result.status ?? 1;
@@ -34,6 +43,7 @@ function run(name, command, args, env = {}) {
 
 /** Like run, for a short check whose output is kept too: a skip says why in its last line. */
 function runCaptured(name, command, args) {
+  stageStartedAt = Date.now();
   console.log(`\n━━ ${name}: ${command} ${args.join(' ')}`);
   const result = spawnSync(command, args, {
     stdio: ['inherit', 'pipe', 'inherit'],
@@ -48,7 +58,8 @@ function record(name, outcome, counts, reason) {
   totals.passed += counts.passed;
   totals.failed += counts.failed;
   totals.skipped += counts.skipped;
-  stageLines.push(`  ${outcome.padEnd(8)} ${name}${reason ? ` (${reason})` : ''}`);
+  const took = formatDuration(Date.now() - stageStartedAt);
+  stageLines.push(`  ${outcome.padEnd(8)} ${name} · ${took}${reason ? ` (${reason})` : ''}`);
 }
 
 /** A stage without its own test count (type check, lint, build) counts as one check. */
@@ -122,6 +133,7 @@ function listE2eTests() {
 const chromium = await findChromium();
 if (!chromium || !built) {
   const reason = !chromium ? CHROMIUM_HINT : 'the production build failed';
+  stageStartedAt = Date.now();
   console.log(`\n━━ end-to-end tests: skipped: ${reason}`);
   const count = Math.max(listE2eTests(), 1);
   if (!chromium && process.env.CI) {
@@ -158,6 +170,8 @@ if (!chromium || !built) {
 }
 
 if (failureLines.length > 0) console.log(`\nFailed:\n  ${failureLines.join('\n  ')}`);
-console.log(`\nStages:\n${stageLines.join('\n')}`);
+console.log(
+  `\nStages (${formatDuration(Date.now() - startedAt)} in all):\n${stageLines.join('\n')}`,
+);
 console.log(`\n${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);
 process.exit(totals.failed === 0 ? 0 : 1);

@@ -156,7 +156,6 @@ export const SCHEMA_V7 = {
   searchBlocks: 'fileId, projectId',
 } as const;
 
-
 /** Files moved per step of the v5 → v6 upgrade: a step holds this many texts in memory. */
 const FILES_PER_UPGRADE_STEP = 50;
 
@@ -185,6 +184,12 @@ export interface ImportUndoRow {
   table: string;
   key: string;
   before: unknown;
+  /**
+   * Rows one batch created (none held their key before): undone by deleting them. One record
+   * stands for the whole batch (`key` is then empty and `before` null), so importing into an
+   * empty database writes a few records, not one per row.
+   */
+  createdKeys?: string[];
 }
 
 /** Version 9: the prompt library. A new table, nothing to migrate. */

@@ -8,7 +8,7 @@
 import { openBenchPage, startBrowserBench } from './lib/bench-browser';
 import { measureCheckpointWrites } from './lib/checkpoint-writes';
 import { createSection, emitSection, spreadOf } from './lib/report';
-import type { StorageFigures } from './pages/storage.page';
+import type { StorageFigures, TrackingFigures } from './pages/storage.page';
 
 const MESSAGE_COUNT = 10_000;
 const SESSION_COUNT = 1_000;
@@ -17,6 +17,7 @@ const STREAM_SECONDS = 10;
 const STREAM_DELTAS_PER_SECOND = 50;
 const STREAM_CHARS_PER_DELTA = 4;
 const CHECKPOINT_WRITES_PER_SECOND_TARGET = 1;
+const TRACKING_MESSAGES_PER_ROUND = 300;
 
 async function main(): Promise<void> {
   const section = createSection('storage', '4. Storage in real IndexedDB (Chromium)');
@@ -73,6 +74,33 @@ async function main(): Promise<void> {
       name: 'messages.put per message (write time ÷ count)',
       value: Number((figures.writeMs / MESSAGE_COUNT).toFixed(2)),
       unit: 'ms',
+    });
+    const tracking = await page.evaluate(
+      (perRound) =>
+        (
+          globalThis as unknown as {
+            runTracking: (perRound: number) => Promise<TrackingFigures>;
+          }
+        ).runTracking(perRound),
+      TRACKING_MESSAGES_PER_ROUND,
+    );
+    section.figures.push({
+      name: `messages.put with sync's change tracking, per message (rounds of ${tracking.messagesPerRound})`,
+      unit: 'ms',
+      spread: tracking.trackedMsPerWrite,
+      baseline: {
+        name: 'the same writes with change tracking off',
+        unit: 'ms',
+        spread: tracking.untrackedMsPerWrite,
+      },
+      ratioLabel: '× (untracked ÷ tracked)',
+    });
+    section.values.push({
+      name: 'change tracking: tracked ÷ untracked write time (medians)',
+      value: Number(
+        (tracking.trackedMsPerWrite.median / tracking.untrackedMsPerWrite.median).toFixed(2),
+      ),
+      unit: '×',
     });
   } finally {
     await bench.close();

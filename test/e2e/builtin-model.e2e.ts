@@ -85,10 +85,6 @@ test('with no provider, "Use the built-in model" downloads it and answers in the
   expect(keptTokens).toBeGreaterThanOrEqual(tokensAtStop);
   expect(keptTokens).toBeLessThanOrEqual(tokensAtStop + TOKENS_AFTER_STOP);
 
-  // Settings reads the storage meter when it opens: after the app's own offline copy is stored,
-  // which would otherwise grow the figure under the deletion below.
-  await waitForServiceWorker(page);
-
   // The generation worker answers, so it is idle (it reads no message while it computes), and the
   // tokens it made are those kept, give or take the ones under way when Stop came.
   await settings.open();
@@ -110,25 +106,30 @@ test('with no provider, "Use the built-in model" downloads it and answers in the
   await expect.poll(() => settings.storageUsed()).toBeLessThan(usedBefore);
 });
 
-test('the built-in model answers offline after a reload, from the browser cache, and stops there at once too', async ({ page, context, llm }) => {
-  const chat = new ChatPage(page);
-  await startWithTinyModel(page, llm.url);
-  expect(await listModelCache(page)).toEqual(expect.arrayContaining([`${llm.url}/models/${TINY_CHAT}/onnx/model_quantized.onnx`]));
+test.describe('offline', () => {
+  // The app's offline copy comes from its service worker, which playwright.config.ts blocks elsewhere.
+  test.use({ serviceWorkers: 'allow' });
 
-  const served = llm.models.served().length;
-  await waitForServiceWorker(page);
-  await context.setOffline(true);
-  await page.reload();
-  await chat.send('hello, offline');
-  await chat.waitForLastAnswerToShow('Hello from the tiny built-in model.', 20_000);
-  const tokensAtStop = countAnswerTokens(await chat.stopReadingLastAnswer());
-  await expect(chat.lastAnswer()).toContainText('Stopped');
-  expect(countAnswerTokens((await chat.lastAnswer().textContent()) ?? '')).toBeLessThanOrEqual(tokensAtStop + TOKENS_AFTER_STOP);
-  expect(llm.models.served().length).toBe(served);
-  await context.setOffline(false);
+  test('the built-in model answers offline after a reload, from the browser cache, and stops there at once too', async ({ page, context, llm }) => {
+    const chat = new ChatPage(page);
+    await startWithTinyModel(page, llm.url);
+    expect(await listModelCache(page)).toEqual(expect.arrayContaining([`${llm.url}/models/${TINY_CHAT}/onnx/model_quantized.onnx`]));
 
-  // The suite checks that no other origin's replies are cached: this model's copy goes now.
-  await page.evaluate((name) => caches.delete(name), MODEL_CACHE);
+    const served = llm.models.served().length;
+    await waitForServiceWorker(page);
+    await context.setOffline(true);
+    await page.reload();
+    await chat.send('hello, offline');
+    await chat.waitForLastAnswerToShow('Hello from the tiny built-in model.', 20_000);
+    const tokensAtStop = countAnswerTokens(await chat.stopReadingLastAnswer());
+    await expect(chat.lastAnswer()).toContainText('Stopped');
+    expect(countAnswerTokens((await chat.lastAnswer().textContent()) ?? '')).toBeLessThanOrEqual(tokensAtStop + TOKENS_AFTER_STOP);
+    expect(llm.models.served().length).toBe(served);
+    await context.setOffline(false);
+
+    // The suite checks that no other origin's replies are cached: this model's copy goes now.
+    await page.evaluate((name) => caches.delete(name), MODEL_CACHE);
+  });
 });
 
 test('Cancel stops the download under its bar, keeps what arrived and offers to resume', async ({ page, llm }) => {

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { expect, test } from './fixtures';
 import { EmbeddingSettingsPage } from './pages/embedding-settings-page';
@@ -39,23 +40,18 @@ test.describe('project files', () => {
     await page.getByLabel('Allow downloading model files').uncheck();
     const project = new ProjectPage(page);
     await project.create('Odd files');
-    await page
-      .getByLabel('Add files to the project')
-      .setInputFiles([
-        { name: 'large.csv', mimeType: 'text/csv', buffer: buildLargeCsv(4) },
-        { name: 'coffee.md', mimeType: 'text/markdown', buffer: readFileSync(COFFEE) },
-        { name: 'empty.txt', mimeType: 'text/plain', buffer: Buffer.alloc(0) },
-        {
-          name: 'notepad.txt',
-          mimeType: 'text/plain',
-          buffer: encodeUtf16Le('Grüße aus Köln: the kettle is on.\r\n'),
-        },
-        {
-          name: 'invoice\u202Efdp.txt',
-          mimeType: 'text/plain',
-          buffer: Buffer.from('Pay by Friday.'),
-        },
-      ]);
+    // Chosen from disk, as a person picks them: the 4 MB file is not sent over the protocol.
+    const folder = test.info().outputPath('odd-files');
+    await mkdir(folder, { recursive: true });
+    const files: Array<[string, Buffer]> = [
+      ['large.csv', buildLargeCsv(4)],
+      ['coffee.md', readFileSync(COFFEE)],
+      ['empty.txt', Buffer.alloc(0)],
+      ['notepad.txt', encodeUtf16Le('Grüße aus Köln: the kettle is on.\r\n')],
+      ['invoice\u202Efdp.txt', Buffer.from('Pay by Friday.')],
+    ];
+    await Promise.all(files.map(([name, bytes]) => writeFile(path.join(folder, name), bytes)));
+    await page.getByLabel('Add files to the project').setInputFiles(files.map(([name]) => path.join(folder, name)));
     const row = (name: string) => project.uploads().filter({ hasText: name });
 
     // The small files are done while the large one, before them, is still being read.

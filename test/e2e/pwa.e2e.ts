@@ -15,6 +15,9 @@ import { waitForServiceWorker } from './support/service-worker';
  * can answer.
  */
 
+// The service worker is the subject here (playwright.config.ts blocks it elsewhere).
+test.use({ serviceWorkers: 'allow' });
+
 const API_KEY = 'sk-e2e-pwa-key';
 /** The tiny BERT-shaped test model (scripts/make-tiny-model.py), as a folder a person would pick. */
 const TINY_MODEL_FOLDER = path.resolve('test/fixtures/models/carrel/tiny-embedder');

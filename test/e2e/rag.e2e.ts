@@ -38,14 +38,16 @@ async function findSeriousSearchViolations(page: Page): Promise<string[]> {
 }
 
 test.describe('project files: fit or search, citations to the passage', () => {
-  test.beforeEach(async ({ page, settings, llm }) => {
-    await settings.open();
-    await settings.addProvider({ name: 'Small', baseUrl: `${llm.url}/v1`, apiKey: 'sk-small', model: SMALL_MODEL });
-    await settings.addProvider({ name: 'Large', baseUrl: `${llm.url}/v1`, apiKey: 'sk-large', model: LARGE_MODEL });
-    const small = settings.providerCard('Small');
-    await small.getByLabel(`Context window for ${SMALL_MODEL}`).fill('4096');
-    await small.getByRole('button', { name: 'Set', exact: true }).click();
-    await expect(small.getByText('4,096 tokens')).toBeVisible();
+  test.beforeEach(async ({ page, seed, settings, llm }) => {
+    // Stored as Settings would store them (providers.e2e.ts adds a context window through the form).
+    await seed.providers(
+      [
+        { name: 'Small', baseUrl: `${llm.url}/v1`, apiKey: 'sk-small', model: SMALL_MODEL, contextWindows: { [SMALL_MODEL]: 4096 } },
+        { name: 'Large', baseUrl: `${llm.url}/v1`, apiKey: 'sk-large', model: LARGE_MODEL },
+      ],
+      { open: '/#/settings' },
+    );
+    await expect(settings.providerCard('Small').getByText('4,096 tokens')).toBeVisible();
     // No embedding model in the test browser: no download, keyword search (and the UI says so).
     await page.getByLabel('Allow downloading model files').uncheck();
   });

@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { expect, test } from './fixtures';
 import { SettingsStoragePage } from './pages/settings-storage-page';
 
@@ -78,7 +78,7 @@ test.describe('Settings › Storage', () => {
     const storage = new SettingsStoragePage(page);
     await settings.open();
 
-    await storage.importFile({ name: 'big.jsonl', mimeType: 'application/x-ndjson', buffer: buildLargeBackup(9 * 1024 * 1024) });
+    await storage.importFile(await writeLargeBackup(9 * 1024 * 1024));
     const job = page.getByTestId('backup-progress');
     await expect(job).toContainText('Importing a backup');
     await expect.poll(async () => Number(await job.getByRole('progressbar').getAttribute('value'))).toBeGreaterThan(0);
@@ -106,7 +106,7 @@ test.describe('Settings › Storage', () => {
     const storage = new SettingsStoragePage(page);
     await settings.open();
     // More than one part of the file: a write half-way and one at the end.
-    await storage.importFile({ name: 'big.jsonl', mimeType: 'application/x-ndjson', buffer: buildLargeBackup(5 * 1024 * 1024) });
+    await storage.importFile(await writeLargeBackup(5 * 1024 * 1024));
     await expect(page.getByTestId('import-result')).toContainText('Imported:', { timeout: 20_000 });
 
     const downloads: string[] = [];
@@ -152,6 +152,16 @@ test.describe('Settings › Storage', () => {
     await expect(page.getByTestId('storage-usage')).toContainText('900 MB of 1.0 GB (90%)');
   });
 });
+
+/**
+ * A large backup written to the test's output folder, for the file picker to take by path: the
+ * browser reads it from disk, as a chosen file, rather than megabytes sent over the protocol.
+ */
+async function writeLargeBackup(bytes: number): Promise<string> {
+  const file = test.info().outputPath('big.jsonl');
+  await writeFile(file, buildLargeBackup(bytes));
+  return file;
+}
 
 /** A version 2 backup of about `bytes` bytes: one chat whose messages are long. */
 function buildLargeBackup(bytes: number): Buffer {

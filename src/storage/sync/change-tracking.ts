@@ -31,14 +31,17 @@ import {
 
 /**
  * The file bytes the server holds as a record's attachment: which content they are (the file's
- * hash), and the stub that names them in later revisions (`digest` for PouchDB, `revpos` for
- * CouchDB).
+ * hash), the stub that names them in later revisions (`digest` for PouchDB, `revpos` for
+ * CouchDB), and the newest revision known to carry them (absent in records from before it was
+ * kept). A fetch asks for that revision's bytes: the document's current revision may already
+ * carry other bytes, from a device whose edit this one has not pulled yet.
  */
 export interface SyncAttachment {
   hash: string;
   digest: string;
   revpos: number;
   length: number;
+  rev?: string;
 }
 
 /** One synced record's state on this device; the row itself lives in its own table. */

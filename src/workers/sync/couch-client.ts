@@ -125,11 +125,15 @@ export interface CouchClient {
   bulkDocsNoNewEdits(docs: readonly RemoteDoc[]): Promise<string[]>;
   /** One revision of a document (attachments as stubs), or undefined when the server lacks it. */
   getRevision(id: string, rev: string): Promise<RemoteDoc | undefined>;
-  /** An attachment's bytes as stored, or undefined when the document or attachment is missing. */
+  /**
+   * An attachment's bytes as stored, or undefined when the document or attachment is missing:
+   * those of `rev` when given (undefined too when the server no longer keeps that revision's
+   * attachments), else of the document's current revision.
+   */
   getAttachment(
     id: string,
     name: string,
-    signal?: AbortSignal,
+    options?: { rev?: string; signal?: AbortSignal },
   ): Promise<Uint8Array<ArrayBuffer> | undefined>;
   bulkGet(refs: readonly { id: string; rev: string }[]): Promise<RemoteDoc[]>;
   changes(options: {
@@ -150,6 +154,23 @@ export function createCouchClient(config: CouchConfig, fetcher: typeof fetch = f
   const databaseBase = new URL(`${encodeURIComponent(config.database)}/`, serverBase);
   const authorization =
     config.username === '' ? undefined : basicAuth(config.username, config.password);
+
+  function unreachable(): SyncError {
+    return new SyncError(
+      'offline',
+      `Cannot reach the sync server at ${origin}. Check the address and the connection; the server must also allow this page's origin (CORS).`,
+    );
+  }
+
+  /** A response body; a connection that breaks off while it arrives is the server being gone. */
+  async function readBody<T>(read: () => Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+    try {
+      return await read();
+    } catch (error) {
+      if (signal?.aborted) throw error;
+      throw unreachable();
+    }
+  }
 
   /** The server's response; only status 401/403 and an unreachable server are errors here. */
   async function send(
@@ -183,10 +204,7 @@ export function createCouchClient(config: CouchConfig, fetcher: typeof fetch = f
       });
     } catch (error) {
       if (options.signal?.aborted) throw error;
-      throw new SyncError(
-        'offline',
-        `Cannot reach the sync server at ${origin}. Check the address and the connection; the server must also allow this page's origin (CORS).`,
-      );
+      throw unreachable();
     }
     if (response.status === 401 || response.status === 403)
       throw new SyncError(
@@ -202,7 +220,7 @@ export function createCouchClient(config: CouchConfig, fetcher: typeof fetch = f
     options: { query?: Record<string, string>; body?: unknown; signal?: AbortSignal } = {},
   ): Promise<{ status: number; json: unknown }> {
     const response = await send(method, path, options);
-    const text = await response.text();
+    const text = await readBody(() => response.text(), options.signal);
     let json: unknown = undefined;
     try {
       json = text === '' ? undefined : (JSON.parse(text) as unknown);
@@ -314,14 +332,16 @@ export function createCouchClient(config: CouchConfig, fetcher: typeof fetch = f
 
     getRevision: getOne,
 
-    async getAttachment(id, name, signal) {
+    async getAttachment(id, name, options = {}) {
+      const { rev, signal } = options;
       const response = await send('GET', `${docPath(id)}/${encodeURIComponent(name)}`, {
         accept: 'application/octet-stream',
+        ...(rev === undefined ? {} : { query: { rev } }),
         ...(signal === undefined ? {} : { signal }),
       });
       if (response.status === 404) return undefined;
       if (response.status !== 200) {
-        const text = await response.text();
+        const text = await readBody(() => response.text(), signal);
         let json: unknown;
         try {
           json = JSON.parse(text) as unknown;
@@ -330,7 +350,7 @@ export function createCouchClient(config: CouchConfig, fetcher: typeof fetch = f
         }
         fail('an attachment read', response.status, json);
       }
-      return new Uint8Array(await response.arrayBuffer());
+      return new Uint8Array(await readBody(() => response.arrayBuffer(), signal));
     },
 
     async bulkGet(refs) {

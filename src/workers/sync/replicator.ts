@@ -196,10 +196,8 @@ async function readUploadedAttachment(
   hash: string,
 ): Promise<SyncAttachment | undefined> {
   const stored = await context.client.getRevision(docId, rev);
-  const stub = readAttachmentStub(
-    stored?._attachments as Record<string, unknown> | undefined,
-  );
-  return stub === undefined ? undefined : { hash, ...stub };
+  const stub = readAttachmentStub(stored?._attachments as Record<string, unknown> | undefined);
+  return stub === undefined ? undefined : { hash, rev, ...stub };
 }
 
 /** Sends every pending record; returns how many went. */
@@ -251,8 +249,11 @@ export async function pushChanges(
     await context.store.markPushed(
       prepared
         .filter(({ docId }) => !refused.has(docId))
-        .map(({ record, docId }) => {
-          const attachment = uploaded.get(record.key);
+        .map(({ record, docId, bytes }) => {
+          // The revision just sent carries the bytes too, by their stub: the newest to fetch from.
+          const attachment =
+            uploaded.get(record.key) ??
+            (bytes.kind === 'stub' ? { ...bytes.attachment, rev: record.rev } : undefined);
           return {
             key: record.key,
             rev: record.rev,
@@ -313,7 +314,7 @@ async function openDoc(context: ReplicationContext, doc: RemoteDoc): Promise<Inc
   const hash = payload.body.hash;
   const attachment =
     payload.table === 'files' && stub !== undefined && typeof hash === 'string'
-      ? { hash, ...stub }
+      ? { hash, rev: doc._rev, ...stub }
       : undefined;
   return { docId: doc._id, payload, version, ...(attachment === undefined ? {} : { attachment }) };
 }

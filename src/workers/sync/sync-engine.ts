@@ -69,6 +69,8 @@ export interface SyncEngineDeps {
   locks?: SyncLocks;
   /** Calls back after local writes to synced tables; returns the unsubscribe function. */
   watchLocalWrites?: (onWrite: () => void) => () => void;
+  /** Calls back when the device's network comes back; returns the unsubscribe function. */
+  watchOnline?: (onOnline: () => void) => () => void;
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
   kdfIterations?: number;
 }
@@ -224,26 +226,42 @@ export function createSyncEngine(deps: SyncEngineDeps): SyncEngine {
     await refreshPending();
   }
 
+  /**
+   * Runs `wait` with a signal that aborts when the loop stops, when `syncNow` wakes the loop, or
+   * when `watch` calls back.
+   */
+  async function wakeable(
+    signal: AbortSignal,
+    watch: ((onWake: () => void) => () => void) | undefined,
+    wait: (woken: AbortSignal) => Promise<void>,
+  ): Promise<void> {
+    wake = new AbortController();
+    const waiting = wake;
+    const stopWaiting = () => waiting.abort();
+    signal.addEventListener('abort', stopWaiting);
+    const unsubscribe = watch?.(stopWaiting);
+    try {
+      await wait(waiting.signal);
+    } finally {
+      unsubscribe?.();
+      signal.removeEventListener('abort', stopWaiting);
+    }
+  }
+
   async function runLoop(active: Connection, signal: AbortSignal): Promise<void> {
     let retryMs = FIRST_RETRY_MS;
     while (!signal.aborted) {
       try {
         await exclusive(() => cycle(active));
         retryMs = FIRST_RETRY_MS;
-        wake = new AbortController();
-        const waiting = wake;
-        const stopWaiting = () => waiting.abort();
-        signal.addEventListener('abort', stopWaiting);
-        const unsubscribe = deps.watchLocalWrites?.(stopWaiting);
-        try {
-          // Waits for a change on the server (applied as it arrives) or a write here.
-          await exclusive(() => cycle(active, { ms: LONGPOLL_MS, signal: waiting.signal }));
-        } catch (error) {
-          if (!waiting.signal.aborted) throw error;
-        } finally {
-          unsubscribe?.();
-          signal.removeEventListener('abort', stopWaiting);
-        }
+        // Waits for a change on the server (applied as it arrives) or a write here.
+        await wakeable(signal, deps.watchLocalWrites, async (woken) => {
+          try {
+            await exclusive(() => cycle(active, { ms: LONGPOLL_MS, signal: woken }));
+          } catch (error) {
+            if (!woken.aborted) throw error;
+          }
+        });
       } catch (error) {
         if (signal.aborted) return;
         if (isSyncError(error) && error.code === 'import_underway') {
@@ -259,7 +277,9 @@ export function createSyncEngine(deps: SyncEngineDeps): SyncEngine {
           progress: null,
         });
         await refreshPending().catch(() => undefined);
-        await sleep(retryMs, signal);
+        // The retry delay ends early when the network comes back or "Sync now" is pressed:
+        // live sync then resumes at once instead of up to a minute later.
+        await wakeable(signal, deps.watchOnline, (woken) => sleep(retryMs, woken));
         retryMs = Math.min(retryMs * 2, MAX_RETRY_MS);
       }
     }
@@ -425,7 +445,14 @@ export function createSyncEngine(deps: SyncEngineDeps): SyncEngine {
           'missing_bytes',
           "This file's original has not reached the sync server yet: open Carrel on the device it was added on so it syncs, then try again.",
         );
-      const sealed = await active.client.getAttachment(source.docId, BYTES_ATTACHMENT);
+      // The revision known to carry this content, then (a server that no longer keeps that
+      // revision's bytes) the current one, which the decryption checks is the same content.
+      const { rev } = source.attachment;
+      const sealed =
+        (rev === undefined
+          ? undefined
+          : await active.client.getAttachment(source.docId, BYTES_ATTACHMENT, { rev })) ??
+        (await active.client.getAttachment(source.docId, BYTES_ATTACHMENT));
       if (sealed === undefined)
         throw new SyncError(
           'missing_bytes',

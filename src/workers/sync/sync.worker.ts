@@ -20,6 +20,10 @@ serve(
       now: () => WORKER_CLOCK.now(),
       locks: navigator.locks,
       watchLocalWrites: (onWrite) => watchTableWrites(db, SYNCED_TABLES, onWrite),
+      watchOnline: (onOnline) => {
+        self.addEventListener('online', onOnline);
+        return () => self.removeEventListener('online', onOnline);
+      },
     });
     // Sync set up earlier on this device starts again at once.
     await engine.resume();

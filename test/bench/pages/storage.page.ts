@@ -7,7 +7,7 @@ import {
 // As in the app's entry points: zod runs jitless under the strict CSP, so parse costs match.
 import '../../../src/boot/strict-csp';
 import { createStores, openCarrelDb } from '../../../src/storage';
-import type { MessageRow } from '../../../src/storage/db';
+import { CarrelDb, type MessageRow } from '../../../src/storage/db';
 import { placeRows } from '../../../src/storage/message-lines';
 import { fromMessageRow, toMessageRow } from '../../../src/storage/message-rows';
 import { buildChatMessages } from '../lib/chat-messages';
@@ -22,6 +22,8 @@ import { createProse } from '../lib/synthetic-text';
 
 const START = Date.parse('2026-11-20T09:00:00Z');
 const CHAIN_LOADS = 5;
+/** Rounds of the change-tracking comparison; each writes a batch to both databases in turn. */
+const TRACKING_ROUNDS = 6;
 const LIST_LOADS = 5;
 
 function buildSession(id: string, leaf: string | null, index: number): Session {
@@ -55,6 +57,57 @@ async function timeAsync(task: () => Promise<unknown>, runs: number): Promise<Sp
     samples.push(performance.now() - start);
   }
   return summarizeSamples(samples);
+}
+
+/** What change tracking adds to a write: the same writes with and without its middleware. */
+export interface TrackingFigures {
+  messagesPerRound: number;
+  /** Milliseconds per message.put, one sample per round. */
+  trackedMsPerWrite: Spread;
+  untrackedMsPerWrite: Spread;
+}
+
+/**
+ * Writes the same messages one by one (stores.messages.put, one transaction each) to two fresh
+ * databases, one with sync's change tracking and one without it (the middleware taken off
+ * before opening), alternating rounds so both see the same load.
+ */
+async function measureTracking(messagesPerRound: number): Promise<TrackingFigures> {
+  const clock = { now: () => Date.now(), timeZone: () => 'UTC' };
+  let next = 0;
+  const ids = { newId: () => `id-${next++}` };
+  const tracked = await openCarrelDb(`carrel-bench-tracked-${Date.now()}`);
+  const untracked = new CarrelDb(`carrel-bench-untracked-${Date.now()}`);
+  untracked.unuse({ stack: 'dbcore', name: 'carrel-sync-tracking' });
+  await untracked.open();
+  const sides = [
+    { stores: createStores(tracked, clock, ids), samples: [] as number[] },
+    { stores: createStores(untracked, clock, ids), samples: [] as number[] },
+  ];
+  const sessionId = 'bench-tracking';
+  const messages = buildMessages(sessionId, messagesPerRound * TRACKING_ROUNDS);
+  for (const side of sides) await side.stores.sessions.create(buildSession(sessionId, null, 0));
+  for (let round = 0; round < TRACKING_ROUNDS; round++) {
+    const batch = messages.slice(round * messagesPerRound, (round + 1) * messagesPerRound);
+    // Which side goes first alternates, so neither always writes to a warmer page.
+    const order = round % 2 === 0 ? sides : [...sides].reverse();
+    for (const side of order) {
+      const start = performance.now();
+      for (const message of batch) await side.stores.messages.put(message);
+      side.samples.push((performance.now() - start) / batch.length);
+    }
+  }
+  if ((await untracked.syncRecords.count()) !== 0)
+    throw new Error('The untracked database recorded changes: the middleware is still on.');
+  if ((await tracked.syncRecords.count()) < messages.length)
+    throw new Error('The tracked database did not record every write.');
+  tracked.close();
+  untracked.close();
+  return {
+    messagesPerRound,
+    trackedMsPerWrite: summarizeSamples(sides[0]?.samples ?? []),
+    untrackedMsPerWrite: summarizeSamples(sides[1]?.samples ?? []),
+  };
 }
 
 export interface StorageFigures {
@@ -122,4 +175,8 @@ async function measureStorage(messageCount: number, sessionCount: number): Promi
   };
 }
 
-Object.assign(globalThis, { benchReady: true, runStorage: measureStorage });
+Object.assign(globalThis, {
+  benchReady: true,
+  runStorage: measureStorage,
+  runTracking: measureTracking,
+});

@@ -15,7 +15,8 @@ export class SettingsStoragePage {
     return download;
   }
 
-  async importFile(file: { name: string; mimeType: string; buffer: Buffer }): Promise<void> {
+  /** Chooses a file: its bytes, or the path of a file on disk (a large file is not copied over the protocol). */
+  async importFile(file: string | { name: string; mimeType: string; buffer: Buffer }): Promise<void> {
     await this.page.getByLabel('Import a backup').setInputFiles(file);
   }
 

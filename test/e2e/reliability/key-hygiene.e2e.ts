@@ -17,6 +17,9 @@ import { placesHolding, readStoredText } from '../support/stored-text';
  * ../fixtures.ts); these add a tool call, the inspector, an export without keys and the
  * precached build files. Two tests, so each stays well inside its time limit.
  */
+// The precached build files are among the places searched: the service worker must store them.
+test.use({ serviceWorkers: 'allow' });
+
 test.describe('API key hygiene', () => {
   /** Sets up a provider with a fresh canary key and records what could leak it. */
   async function withCanaryProvider(page: Page, settings: SettingsPage, llm: MockLlm) {

@@ -17,6 +17,7 @@ import { buildFileSearchBlock } from '../../../src/core/rag';
 import { createBackupService } from '../../../src/storage/backup/backup';
 import {
   IMPORT_LOCK_NAME,
+  JOURNALED_TABLES,
   recoverInterruptedImports,
 } from '../../../src/storage/backup/import-journal';
 import { createChunkStore } from '../../../src/storage/chunk.store';
@@ -238,13 +239,13 @@ afterEach(() => {
   vi.restoreAllMocks();
 });
 
-async function openSeededTarget() {
+async function openSeededTarget({ isSeeded = true }: { isSeeded?: boolean } = {}) {
   databases += 1;
   const name = `journal-${databases}`;
   const indexedDb = createTestIndexedDb();
   const faulty = openFaultyDb(name, indexedDb);
   await faulty.db.open();
-  await seedTarget(faulty.db);
+  if (isSeeded) await seedTarget(faulty.db);
   return { ...faulty, name, indexedDb };
 }
 
@@ -366,8 +367,8 @@ describe('a backup import stopped at any batch', () => {
  * Imports into a seeded database whose tab closes at the given batch, then opens the database
  * again as the next start would: the seeded state, and the reopened database.
  */
-async function importUntilTabCloses(file: Blob, batch: number) {
-  const target = await openSeededTarget();
+async function importUntilTabCloses(file: Blob, batch: number, options?: { isSeeded?: boolean }) {
+  const target = await openSeededTarget(options);
   const before = await dumpAll(target.db);
   target.arm(batch, 'closed-tab', new AbortController());
   await expect(
@@ -399,6 +400,28 @@ describe('imports across tabs', () => {
 
     expect(await recoverInterruptedImports(reopened, locks)).toBe(true);
     expect(await dumpAll(reopened)).toEqual(before);
+    reopened.close();
+  });
+
+  it('journals the rows a batch creates in one record per table, and an undo still removes every one', async () => {
+    const file = await buildSourceFile();
+    const probe = await openSeededTarget({ isSeeded: false });
+    probe.arm(0, 'error', new AbortController());
+    const report = await createBackupService(probe.db, createFrozenClock()).importBackup(file);
+    const batches = probe.transactionCount();
+    probe.db.close();
+
+    // Cut short at its last batch: everything before it is written, with its journal.
+    const { reopened, before } = await importUntilTabCloses(file, batches, { isSeeded: false });
+    const written = (await dumpAll(reopened)) as Record<string, unknown[]>;
+    const rowsWritten = Object.values(written).reduce((sum, rows) => sum + rows.length, 0);
+    expect(rowsWritten).toBeGreaterThan(report.inserted / 2);
+    expect(await reopened.importUndo.count()).toBeLessThanOrEqual(
+      batches * JOURNALED_TABLES.length,
+    );
+    expect(await recoverInterruptedImports(reopened, undefined)).toBe(true);
+    expect(await dumpAll(reopened)).toEqual(before);
+    expect(await reopened.importUndo.count()).toBe(0);
     reopened.close();
   });
 

@@ -157,6 +157,7 @@ class StepBlock extends ConversationBlock {
       contentTokens += argumentsTokens(call) + TOOL_CALL_OVERHEAD_TOKENS;
     }
     const hasCalls = step.toolCalls.length > 0;
+    let clearedArgumentsTokens: number | undefined;
     this.#callTokens = env.meter.priceMessage(contentTokens);
     const resultTokens = hasCalls
       ? env.meter.priceMessage(priceToolResults(step.toolCalls, isCurrentTurn, env, overrides))
@@ -177,7 +178,10 @@ class StepBlock extends ConversationBlock {
           adjust: (next) =>
             new StepBlock(step, hasText, sourceId, isCurrentTurn, env, part, isRequired, next),
           priceRange: (isClearable) => {
-            const cleared = env.meter.countText(CLEARED_ARGUMENTS_TEXT);
+            // Counted once per block, not on every request that walks past it: the shared
+            // meter's memo moves a text to its recent end on every read.
+            clearedArgumentsTokens ??= env.meter.countText(CLEARED_ARGUMENTS_TEXT);
+            const cleared = clearedArgumentsTokens;
             let least = fixedTokens;
             let most = fixedTokens;
             for (const call of step.toolCalls) {

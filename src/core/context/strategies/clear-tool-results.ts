@@ -20,7 +20,10 @@ function sumTokens(blocks: readonly Block[]): number {
  * and past the newest `keep` calls they are cleared the same way every time: the cleared
  * block is made once per step and what it clears, and reused while that stays the same.
  */
-const clearedByBlock = new WeakMap<Block, { key: string; block: Block }>();
+const clearedByBlock = new WeakMap<
+  Block,
+  { key: string; block: Block; reductions: readonly Reduction[] }
+>();
 
 /**
  * Clears old tool results once the context would pass the strategy's threshold, as the
@@ -47,10 +50,19 @@ export function clearOldToolResults(
   const clearBlock = (block: Block, record: (reduction: Reduction) => void): Block => {
     const step = block.stepCalls;
     if (step === undefined) return block;
-    const changes: Array<[string, CallOverride]> = [];
     // Past the newest `keep` calls every call the settings allow is cleared: the settings say
-    // it all. Otherwise the calls cleared are named.
+    // it all, and a block cleared that way before is reused without going through its calls.
+    // Otherwise the calls cleared are named. Only a block sent as stored is remembered:
+    // overrides made elsewhere are not in the key.
     const isAllCleared = toKeep === 0;
+    const isPlain = step.overrides.size === 0;
+    const memo = isPlain ? clearedByBlock.get(block) : undefined;
+    if (isAllCleared && memo !== undefined && memo.key === settingsKey) {
+      for (const reduction of memo.reductions) record({ ...reduction });
+      return memo.block;
+    }
+    const changes: Array<[string, CallOverride]> = [];
+    const reductions: Reduction[] = [];
     let key = settingsKey;
     for (let at = step.calls.length - 1; at >= 0; at--) {
       const call = step.calls[at];
@@ -78,7 +90,7 @@ export function clearOldToolResults(
       }
       changes.push([call.id, override]);
       if (!isAllCleared) key += `\u0001${call.id}`;
-      record({
+      reductions.push({
         kind: 'cleared',
         reason: 'clear_threshold',
         toolCallId: call.id,
@@ -87,13 +99,11 @@ export function clearOldToolResults(
         tokensAfter,
       });
     }
+    for (const reduction of reductions) record({ ...reduction });
     if (changes.length === 0) return block;
-    // Only a block sent as stored is remembered: overrides made elsewhere are not in the key.
-    const isPlain = step.overrides.size === 0;
-    const memo = isPlain ? clearedByBlock.get(block) : undefined;
     if (memo !== undefined && memo.key === key) return memo.block;
     const adjusted = step.adjust(new Map([...step.overrides, ...changes]));
-    if (isPlain) clearedByBlock.set(block, { key, block: adjusted });
+    if (isPlain) clearedByBlock.set(block, { key, block: adjusted, reductions });
     return adjusted;
   };
   /** Blocks oldest first, cleared newest first (as the loop below goes). */

@@ -125,7 +125,9 @@ describe('ProjectsState', () => {
       ['encrypted.pdf', 'failed'],
     ]);
     expect(projects.uploads[0]?.message).toMatch(/^Ready: \d+ tokens, \d+ passages?\.$/);
-    expect(projects.files.map((file) => [file.name, file.status])).toEqual([
+    // Files are read side by side and listed as each is stored: the order is not fixed.
+    const listed = projects.files.map((file) => [file.name, file.status]);
+    expect(listed.sort(([a], [b]) => String(a).localeCompare(String(b)))).toEqual([
       ['coffee.md', 'ready'],
       ['encrypted.pdf', 'error'],
     ]);

@@ -26,7 +26,12 @@ export interface Replica {
 
 export async function openReplica(
   name: string,
-  options: { kdfIterations?: number; start?: number } = {},
+  options: {
+    kdfIterations?: number;
+    start?: number;
+    fetch?: typeof fetch;
+    sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+  } = {},
 ): Promise<Replica> {
   const clock = createFrozenClock(options.start);
   const db = await openTestDb({ now: () => clock.now() });
@@ -39,9 +44,10 @@ export async function openReplica(
     sync,
     engine: createSyncEngine({
       store: sync,
-      fetch: (input, init) => fetch(input, init),
+      fetch: options.fetch ?? ((input, init) => fetch(input, init)),
       now: () => clock.now(),
       ...(options.kdfIterations === undefined ? {} : { kdfIterations: options.kdfIterations }),
+      ...(options.sleep === undefined ? {} : { sleep: options.sleep }),
     }),
   };
 }

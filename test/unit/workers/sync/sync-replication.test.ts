@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { asMessageId, asProviderId, asSessionId } from '../../../../src/core/model';
 import { isSyncError } from '../../../../src/core/sync/sync-errors';
 import { startCouchServer, type CouchServer } from '../../../couch/server';
@@ -326,6 +326,45 @@ describe('sync between devices through a CouchDB-protocol server', { timeout: 60
     // Every pull starts where the previous one stopped, not at the beginning.
     expect(changes.every((request) => !/[?&]since=0(&|$)/.test(request.path))).toBe(true);
     expect(await b.stores.settings.get('note-4')).toBe(4);
+  });
+
+  it('is live again once "Sync now" gets through after the server was gone, without waiting out its retry delay', async () => {
+    const database = nextDatabase();
+    const delays: number[] = [];
+    // Retry delays here never run out by themselves: only being woken ends one.
+    const sleep = (ms: number, signal: AbortSignal) => {
+      delays.push(ms);
+      return new Promise<void>((resolve) => {
+        if (signal.aborted) resolve();
+        signal.addEventListener('abort', () => resolve(), { once: true });
+      });
+    };
+    const a = await openReplica('a', { sleep });
+    const b = await openReplica('b', { start: 1_700_000_000_500 });
+    await a.engine.connect(syncSettings(server.url, database), PASSPHRASE);
+    await b.engine.connect(syncSettings(server.url, database), PASSPHRASE, { isLive: false });
+    await vi.waitFor(() => expect(a.engine.status().state).toBe('idle'));
+
+    await server.goOffline();
+    try {
+      // The long-poll breaks off: the device says it is offline and waits to retry.
+      await vi.waitFor(() => expect(a.engine.status()).toMatchObject({ state: 'offline' }));
+      await vi.waitFor(() => expect(delays).toEqual([2_000]));
+    } finally {
+      await server.goOnline();
+    }
+    await a.engine.syncNow();
+
+    // A chat started on the other device now arrives by the live feed alone.
+    await b.stores.sessions.create(buildSession({ id: asSessionId('sl'), title: 'Live again' }));
+    await b.engine.syncNow();
+    await vi.waitFor(
+      async () =>
+        expect((await a.stores.sessions.get(asSessionId('sl')))?.title).toBe('Live again'),
+      { timeout: 15_000 },
+    );
+    await vi.waitFor(() => expect(a.engine.status()).toMatchObject({ state: 'idle', error: null }));
+    a.engine.stop();
   });
 
   it('changes the passphrase by rewriting only the key document; devices already in keep syncing', async () => {
