@@ -2,7 +2,6 @@
 import './boot/strict-csp';
 import { mount } from 'svelte';
 import App from './app/App.svelte';
-import PwaControls from './app/components/pwa/PwaControls.svelte';
 import DatabaseBanner from './app/components/storage/DatabaseBanner.svelte';
 import { DatabaseStatus } from './state/shell/database-status.svelte';
 import './app/app.css';
@@ -32,13 +31,13 @@ import {
   recoverInterruptedImports,
   watchImportUnderway,
 } from './storage';
-import { SyncSettingsState } from './state/settings/sync.svelte';
 import { createSyncClient, type SyncClient } from './workers/sync/sync.client';
 import { createAgentClient } from './workers/agent/agent.client';
 import { createAnswerFeed, openRelayChannel } from './workers/agent/answer-relay';
 import { createGenerationClient } from './workers/generation/generation.client';
 import { BuiltinModelState } from './state/settings/builtin-model.svelte';
-import { startPwa } from './pwa/start-pwa';
+import { modelCatalog } from './state/settings/model-catalog.svelte';
+import { loadOnce } from './app/lib/load-once';
 import { loadMarkdownRenderer } from './app/lib/markdown-loader.svelte';
 
 /** Composition root: builds stores and worker clients, then mounts the app. */
@@ -214,11 +213,14 @@ async function start(): Promise<void> {
     now: clock.now,
   });
   // Sync runs in its own worker, started at once when this device syncs, else on first visit
-  // to Settings → Sync.
+  // to Settings → Sync; the settings' state and form code come with it.
   let syncClient: SyncClient | null = null;
-  const sync = new SyncSettingsState({
-    loadClient: () => (syncClient ??= createSyncClient()),
-    pageProtocol: location.protocol,
+  const loadSync = loadOnce(async () => {
+    const { SyncSettingsState } = await import('./state/settings/sync.svelte');
+    return new SyncSettingsState({
+      loadClient: () => (syncClient ??= createSyncClient()),
+      pageProtocol: location.protocol,
+    });
   });
   const attachments = new AttachmentsState({
     files: stores.files,
@@ -255,18 +257,25 @@ async function start(): Promise<void> {
     listProjects: () => stores.projects.list(),
     providers: () => providers.providers,
   });
-  mount(App, { target, props: { context: { router, chat, providers, sessions, agents, prompts, composer, notices, settings, storage, projects, attachments, fileViewer, embedding: embeddingSettings, builtin, usage, sync } } });
+  mount(App, { target, props: { context: { router, chat, providers, sessions, agents, prompts, composer, notices, settings, storage, projects, attachments, fileViewer, embedding: embeddingSettings, builtin, usage, loadSync } } });
   afterFirstPaint(() => {
-    // Service worker, update prompt, install button and offline indicator (src/pwa, issue 10).
-    const pwa = startPwa({ isGenerationRunning: () => chat.isRunning });
-    mount(PwaControls, {
-      target: document.getElementById('app-status') ?? document.body,
-      props: { pwa },
-    });
+    // Service worker, update prompt, install button and offline indicator: their code is
+    // fetched now, not with the entry script.
+    Promise.all([import('./pwa/start-pwa'), import('./app/components/pwa/PwaControls.svelte')])
+      .then(([{ startPwa }, { default: PwaControls }]) => {
+        const pwa = startPwa({ isGenerationRunning: () => chat.isRunning });
+        mount(PwaControls, {
+          target: document.getElementById('app-status') ?? document.body,
+          props: { pwa },
+        });
+      })
+      .catch((error: unknown) => notices.report(error, 'Could not start the offline support'));
     // Nearly every visit shows an answer: fetch the Markdown renderer now, not on the first one.
     void loadMarkdownRenderer();
+    // Model facts and prices: the composer's size check, answers' costs, the settings.
+    modelCatalog.load().catch((error: unknown) => notices.report(error, 'Could not load the model catalogue'));
     void isSyncConfigured(db)
-      .then((isConfigured) => (isConfigured ? sync.load() : undefined))
+      .then(async (isConfigured) => (isConfigured ? (await loadSync()).load() : undefined))
       .catch((error: unknown) => notices.report(error, 'Could not start sync'));
   });
 }

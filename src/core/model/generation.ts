@@ -44,3 +44,8 @@ export function mergeGenerationSettings(
 ): GenerationSettings {
   return { ...agent, ...chat };
 }
+
+/** True when no field is set: nothing to store. */
+export function isEmptyGeneration(settings: GenerationSettings | undefined): boolean {
+  return settings === undefined || Object.values(settings).every((value) => value === undefined);
+}

@@ -169,9 +169,12 @@ function readDataUrl(blob: Blob): Promise<string> {
   });
 }
 
-/** What the composer's model is, for the pre-send size check (catalog, override or guess). */
+/**
+ * What the composer's model is, for the pre-send size check (catalog, override or guess); null
+ * without a model or while the catalogue loads.
+ */
 export function resolveComposerModel(
-  providers: { providers: readonly ProviderConfig[]; describeModel(provider: ProviderConfig, modelId: string): ModelInfo },
+  providers: { providers: readonly ProviderConfig[]; describeModel(provider: ProviderConfig, modelId: string): ModelInfo | null },
   model: ModelRef | undefined,
 ): ModelInfo | null {
   const provider = model ? providers.providers.find((p) => p.id === model.providerId) : undefined;

@@ -4,7 +4,7 @@ import type { AgentClient } from '../../workers/agent/agent.client';
 import type { AssembledContext, WorkerError } from '../../workers/agent/agent.api';
 import { isOverBudget } from './context-labels';
 import { sameModel } from './model-refs';
-import { isEmptyGeneration } from '../settings/generation-form';
+import { isEmptyGeneration } from '../../core/model';
 
 export { isLocalProvider, sameModel } from './model-refs';
 import type { NoticesState } from '../shell/notices.svelte';

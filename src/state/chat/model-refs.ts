@@ -1,5 +1,5 @@
 /** Which model a choice names, and whether its provider runs on this machine. */
-import type { ModelRef, ProviderConfig } from '../../core/model';
+import { asProviderId, type ModelRef, type ProviderConfig } from '../../core/model';
 
 export const sameModel = (a: ModelRef, b: ModelRef): boolean => a.providerId === b.providerId && a.modelId === b.modelId;
 
@@ -12,4 +12,15 @@ export function isLocalProvider(provider: Pick<ProviderConfig, 'preset' | 'baseU
   } catch {
     return false;
   }
+}
+
+const MODEL_SEPARATOR = '\u0000';
+
+export function encodeModel(model: ModelRef | null): string {
+  return model ? `${model.providerId}${MODEL_SEPARATOR}${model.modelId}` : '';
+}
+
+export function decodeModel(value: string): ModelRef | null {
+  const [providerId, modelId] = value.split(MODEL_SEPARATOR);
+  return providerId && modelId ? { providerId: asProviderId(providerId), modelId } : null;
 }

@@ -1,18 +1,21 @@
 import type { ModelRef, Usage } from '../../core/model';
-import { computeCost, resolveModelInfo } from '../../core/model/model-catalog';
+import type { ModelCatalog } from '../settings/model-catalog.svelte';
 
 /**
  * "1,234 in · 567 out · $0.0012": an answer's usage and cost for its hover card. Prices depend on
  * the model id alone (the catalogue), so no provider settings are needed; an unknown model shows
- * no cost rather than a guess.
+ * no cost rather than a guess (and none until the catalogue has arrived).
  */
-export function formatUsage(usage: Usage, model: ModelRef | undefined): string {
+export function formatUsage(usage: Usage, model: ModelRef | undefined, catalog: ModelCatalog | null): string {
   const parts = [`${formatCount(usage.inputTokens)} in`];
   // Cached input is part of the input: it follows it, so "in · cached" reads as one fact.
   if (usage.cachedInputTokens) parts.push(`${formatCount(usage.cachedInputTokens)} cached`);
   parts.push(`${formatCount(usage.outputTokens)} out`);
   if (usage.reasoningTokens) parts.push(`${formatCount(usage.reasoningTokens)} reasoning`);
-  const cost = model ? computeCost(resolveModelInfo({ preset: 'custom', contextWindowOverrides: {} }, model.modelId), usage) : undefined;
+  const cost =
+    model && catalog
+      ? catalog.computeCost(catalog.resolveModelInfo({ preset: 'custom', contextWindowOverrides: {} }, model.modelId), usage)
+      : undefined;
   if (cost !== undefined) parts.push(formatCost(cost));
   return parts.join(' · ');
 }

@@ -1,14 +1,14 @@
 import {
-  asProviderId,
+  isEmptyGeneration,
   DEFAULT_UPLOAD_SHARE,
   MAX_UPLOAD_SHARE,
   type Agent,
   type AgentId,
   type ContextOrder,
   type HistoryStrategy,
-  type ModelRef,
 } from '../../core/model';
-import { isEmptyGeneration, parseGenerationForm, toGenerationFormValues, type GenerationFormValues } from './generation-form';
+import { decodeModel, encodeModel } from '../chat/model-refs';
+import { parseGenerationForm, toGenerationFormValues, type GenerationFormValues } from './generation-form';
 
 /** The tools the built-in agent offers, and a new agent starts with. */
 export const DEFAULT_AGENT_TOOL_NAMES = ['web_search', 'open_url', 'search_project', 'read_file'] as const;
@@ -49,17 +49,6 @@ export interface AgentFormValues {
   uploadSharePercent: number;
   /** Summarise the oldest turns of long chats in the background (compaction). */
   isCompactionEnabled: boolean;
-}
-
-const MODEL_SEPARATOR = '\u0000';
-
-export function encodeModel(model: ModelRef | null): string {
-  return model ? `${model.providerId}${MODEL_SEPARATOR}${model.modelId}` : '';
-}
-
-export function decodeModel(value: string): ModelRef | null {
-  const [providerId, modelId] = value.split(MODEL_SEPARATOR);
-  return providerId && modelId ? { providerId: asProviderId(providerId), modelId } : null;
 }
 
 /** Defaults shown for strategies the agent does not use yet. */

@@ -1,6 +1,5 @@
 import { asAgentId, createDefaultAgent, DEFAULT_AGENT_ID, type Agent } from '../../core/model';
 import type { AgentStore } from '../../core/ports';
-import { createBlankAgent, duplicateAgent } from './agent-form';
 import type { NoticesState } from '../shell/notices.svelte';
 import type { WatchList } from '../chat/sessions.svelte';
 
@@ -37,7 +36,9 @@ export class AgentsState {
     return this.agents.find((a) => a.id === id) ?? this.agents[0] ?? this.builtIn;
   }
 
+  // The agent form's code comes with the Agents screen, which is where these are asked for.
   async create(): Promise<Agent | undefined> {
+    const { createBlankAgent } = await import('./agent-form');
     const agent = createBlankAgent(asAgentId(this.deps.newId()), this.deps.now());
     return this.save(agent, 'Could not create the agent');
   }
@@ -53,6 +54,7 @@ export class AgentsState {
   }
 
   async duplicate(agent: Agent): Promise<Agent | undefined> {
+    const { duplicateAgent } = await import('./agent-form');
     return this.save(duplicateAgent(agent, asAgentId(this.deps.newId()), this.deps.now()), 'Could not duplicate the agent');
   }
 

@@ -75,7 +75,3 @@ export function parseGenerationForm(values: GenerationFormValues): ParsedGenerat
   return { ok: true, settings };
 }
 
-/** True when no field is set: nothing to store. */
-export function isEmptyGeneration(settings: GenerationSettings | undefined): boolean {
-  return settings === undefined || Object.values(settings).every((value) => value === undefined);
-}

@@ -1,6 +1,6 @@
 import { asProviderId, bindKey, decideKeyUse, type KeyUse, type ModelInfo, type ModelRef, type ProviderConfig, type ProviderPreset } from '../../core/model';
 import type { ProviderStore } from '../../core/ports';
-import { resolveModelInfo } from '../../core/model/model-catalog';
+import { modelCatalog as pageCatalog, type ModelCatalogState } from './model-catalog.svelte';
 import { PROVIDER_PRESETS } from '../../core/model/provider-presets';
 import { err, type Result } from '../../util/result';
 import type { WorkerResult } from '../../workers/agent/agent.api';
@@ -31,6 +31,7 @@ export class ProvidersState {
     private readonly store: ProviderStore,
     private readonly newId: () => string,
     private readonly listModelsInWorker?: ListModels,
+    private readonly catalog: ModelCatalogState = pageCatalog,
   ) {}
 
   readonly models: ModelRef[] = $derived(
@@ -113,9 +114,12 @@ export class ProvidersState {
     await this.load();
   }
 
-  /** What the app assumes about a model: catalog, override, or a guess marked `isEstimate`. */
-  describeModel(provider: ProviderConfig, modelId: string): ModelInfo {
-    return resolveModelInfo(provider, modelId);
+  /**
+   * What the app assumes about a model: catalog, override, or a guess marked `isEstimate`; null
+   * until the catalogue has arrived (it loads after first paint).
+   */
+  describeModel(provider: ProviderConfig, modelId: string): ModelInfo | null {
+    return this.catalog.catalog?.resolveModelInfo(provider, modelId) ?? null;
   }
 
   /** Test connection: the provider's models, or the typed error's message. */

@@ -43,6 +43,9 @@ export interface AppContext {
   usage: UsageState;
   /** The built-in model: first-run download, how it runs. */
   builtin: BuiltinModelState;
-  /** Sync across devices (the Settings screen); absent in compositions without it. */
-  sync?: SyncSettingsState;
+  /**
+   * Sync across devices (the Settings screen), fetched on first use; absent in compositions
+   * without it.
+   */
+  loadSync?: () => Promise<SyncSettingsState>;
 }

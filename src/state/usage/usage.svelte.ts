@@ -1,7 +1,7 @@
 import type { Project, ProviderConfig, Session } from '../../core/model';
 import type { UsageRecord } from '../../core/ports';
 import { describeError } from '../shell/error-message';
-import { buildUsageReport, type UsageReport } from './usage-report';
+import type { UsageReport } from './usage-report';
 
 export interface UsageStateDeps {
   listUsage: () => Promise<UsageRecord[]>;
@@ -23,10 +23,12 @@ export class UsageState {
     this.isLoading = true;
     this.error = null;
     try {
-      const [records, sessions, projects] = await Promise.all([
+      // The report prices answers from the model catalogue: both are fetched with the screen.
+      const [records, sessions, projects, { buildUsageReport }] = await Promise.all([
         this.deps.listUsage(),
         this.deps.listSessions(),
         this.deps.listProjects(),
+        import('./usage-report'),
       ]);
       this.report = buildUsageReport({ records, sessions, projects, providers: this.deps.providers() });
     } catch (caught) {
