@@ -20,11 +20,13 @@ const MODEL_CACHE = 'transformers-cache';
 /** The tiny model's answer, token by token (its tokenizer has a merge for each of these). */
 const ANSWER_TOKENS = ['Hello', ' from', ' the', ' tiny', ' built', '-in', ' model', '.', ' '];
 /**
- * Tokens an answer may gain after Stop: the one under way when it came, plus those already on
- * their way to the page, which on a busy machine lags the worker by a few frames. A Stop that does
- * not reach the model runs on to the answer's token limit, 384 tokens.
+ * The answer's token limit for local and built-in models (LOCAL_MAX_OUTPUT_TOKENS in
+ * src/core/model/local-models.ts). The tiny model never ends by itself, so an answer that ends
+ * below it was ended by Stop, in the model. How many tokens the answer gains after the click is
+ * not that measure: it is those already on their way to the page, which on a loaded machine lags
+ * the worker (66 tokens in one CI run).
  */
-const TOKENS_AFTER_STOP = 40;
+const ANSWER_TOKEN_LIMIT = 384;
 
 /** How many of the tiny model's tokens the shown answer holds. */
 function countAnswerTokens(shown: string): number {
@@ -83,7 +85,7 @@ test('with no provider, "Use the built-in model" downloads it and answers in the
   await expect(chat.lastAnswer()).toContainText('Stopped');
   const keptTokens = countAnswerTokens((await chat.lastAnswer().textContent()) ?? '');
   expect(keptTokens).toBeGreaterThanOrEqual(tokensAtStop);
-  expect(keptTokens).toBeLessThanOrEqual(tokensAtStop + TOKENS_AFTER_STOP);
+  expect(keptTokens).toBeLessThan(ANSWER_TOKEN_LIMIT);
 
   // The generation worker answers, so it is idle (it reads no message while it computes), and the
   // tokens it made are those kept, give or take the ones under way when Stop came.
@@ -94,7 +96,7 @@ test('with no provider, "Use the built-in model" downloads it and answers in the
   expect(requested.some((url) => /ort-wasm-simd-threaded-[\w-]+\.wasm$/.test(url))).toBe(true);
   const madeTokens = Number(/last answer (\d+) tokens/.exec((await settings.status().textContent()) ?? '')?.[1]);
   expect(madeTokens).toBeGreaterThanOrEqual(keptTokens);
-  expect(madeTokens).toBeLessThanOrEqual(tokensAtStop + TOKENS_AFTER_STOP);
+  expect(madeTokens).toBeLessThan(ANSWER_TOKEN_LIMIT);
 
   // Deleting the files unloads the model and frees their space: the storage meter drops.
   await expect.poll(() => settings.storageUsed()).toBeGreaterThan(0);
@@ -123,7 +125,9 @@ test.describe('offline', () => {
     await chat.waitForLastAnswerToShow('Hello from the tiny built-in model.', 20_000);
     const tokensAtStop = countAnswerTokens(await chat.stopReadingLastAnswer());
     await expect(chat.lastAnswer()).toContainText('Stopped');
-    expect(countAnswerTokens((await chat.lastAnswer().textContent()) ?? '')).toBeLessThanOrEqual(tokensAtStop + TOKENS_AFTER_STOP);
+    const keptTokens = countAnswerTokens((await chat.lastAnswer().textContent()) ?? '');
+    expect(keptTokens).toBeGreaterThanOrEqual(tokensAtStop);
+    expect(keptTokens).toBeLessThan(ANSWER_TOKEN_LIMIT);
     expect(llm.models.served().length).toBe(served);
     await context.setOffline(false);
 
