@@ -1,6 +1,8 @@
 // Reading the test runners' JSON reports into the closing line's counts, shared by
 // scripts/test.mjs and its unit test.
 
+import { basename } from 'node:path';
+
 /** The exit code a check uses to say it could not run at all (automake's convention). */
 export const SKIPPED_EXIT_CODE = 77;
 
@@ -83,9 +85,11 @@ export function slowPlaywrightTests(report) {
 }
 
 /** The first line of a failure message, short enough for the closing summary. */
+const ANSI_COLOUR = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, 'g');
+
 function firstLine(message) {
   const line = String(message ?? '')
-    .replace(new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, 'g'), '')
+    .replace(ANSI_COLOUR, '')
     .split('\n')
     .map((part) => part.trim())
     .find((part) => part !== '');
@@ -118,6 +122,35 @@ export function vitestFailures(report, root = '') {
 }
 
 /** What failed in a Playwright JSON report, one line each, load errors included. */
+/**
+ * Where a failed Playwright test was when it stopped: each error's line in the spec and the
+ * start of its call log (what the action was waiting for). A timeout's own message says only
+ * "Test timeout exceeded"; these lines say which step hung, in a log of which only the end may
+ * be kept.
+ */
+function whereItStopped(errors, headline) {
+  const MAX_LINES = 6;
+  const lines = [];
+  for (const error of errors) {
+    const text = String(error?.message ?? '').replace(ANSI_COLOUR, '');
+    const isHeadline = firstLine(text) === firstLine(headline);
+    const where = error?.location
+      ? `${basename(String(error.location.file))}:${error.location.line}`
+      : undefined;
+    if (where === undefined && isHeadline) continue;
+    if (where === undefined) lines.push(`  ${firstLine(text)}`);
+    else lines.push(isHeadline ? `  at ${where}` : `  at ${where}: ${firstLine(text)}`);
+    const log = text.split('\n');
+    const start = log.findIndex((line) => line.trim().toLowerCase() === 'call log:');
+    if (start < 0) continue;
+    for (const line of log.slice(start + 1)) {
+      if (!line.trim().startsWith('- ')) break;
+      lines.push(`    ${firstLine(line)}`);
+    }
+  }
+  return lines.slice(0, MAX_LINES);
+}
+
 export function playwrightFailures(report) {
   if (report === undefined || report === null || report.stats === undefined)
     return ['no Playwright report was written'];
@@ -132,6 +165,7 @@ export function playwrightFailures(report) {
           const last = (test.results ?? []).at(-1);
           const error = last?.error ?? last?.errors?.[0];
           lines.push(`${spec.file}: ${spec.title}: ${firstLine(error?.message)}`);
+          lines.push(...whereItStopped(last?.errors ?? [], error?.message));
         }
       }
       visit(suite.suites);

@@ -166,7 +166,7 @@ test.describe('installable app', () => {
     expect(cspViolations).toEqual([]);
   });
 
-  test('works offline: the app reloads, stored chats open, and a send fails clearly without losing anything', async ({
+  test('works offline: the app reloads from its own cache and stored chats open', async ({
     seed,
     page,
     context,
@@ -202,7 +202,32 @@ test.describe('installable app', () => {
     await expect(chat.userMessages()).toHaveText(['remember this']);
     await expect(chat.lastAnswer()).toContainText('Stored answer for the train.');
 
+    // Everything cached came from Carrel's own origin: the app shell and hashed assets, no provider reply.
+    const cachedUrls = await listCachedUrls(page);
+    const appOrigin = new URL(page.url()).origin;
+    expect(cachedUrls.length).toBeGreaterThan(5);
+    expect(cachedUrls.filter((url) => new URL(url).origin !== appOrigin)).toEqual([]);
+    const paths = cachedUrls.map((url) => new URL(url).pathname);
+    expect(paths).toEqual(expect.arrayContaining(['/index.html', '/manifest.webmanifest']));
+    expect(paths.some((path) => /^\/assets\/index-[\w-]+\.js$/.test(path))).toBe(true);
+    expect(paths.some((path) => /^\/assets\/.*worker.*\.js$/.test(path))).toBe(true);
+    expect(paths.filter((path) => path.startsWith('/v1'))).toEqual([]);
+  });
+
+  test('offline, a send fails clearly and loses nothing', async ({ seed, page, context, chat, llm }) => {
+    await seed.provider({
+      name: 'Mock OpenAI',
+      baseUrl: `${llm.url}/v1`,
+      apiKey: API_KEY,
+      model: 'gpt-4o-mini',
+    });
+    llm.setScenario({ kind: 'text', text: 'Stored answer for the train.' });
+    await chat.send('remember this');
+    await expect(chat.lastAnswer()).toHaveAttribute('data-status', 'complete');
+
     // Sending reaches no provider (127.0.0.1 is offline too) and says so.
+    await context.setOffline(true);
+    await expect(page.getByTestId('connectivity')).toContainText('Offline');
     await chat.send('are you there?');
     await expect(chat.lastAnswer()).toHaveAttribute('data-status', 'error');
     await expect(chat.lastAnswer()).toContainText(/offline/i);
@@ -218,17 +243,6 @@ test.describe('installable app', () => {
     await expect(page.getByTestId('connectivity')).not.toContainText('Offline');
     await expect(chat.userMessages()).toHaveText(['remember this', 'are you there?']);
     await expect(chat.answers().first()).toContainText('Stored answer for the train.');
-
-    // Everything cached came from Carrel's own origin: the app shell and hashed assets, no provider reply.
-    const cachedUrls = await listCachedUrls(page);
-    const appOrigin = new URL(page.url()).origin;
-    expect(cachedUrls.length).toBeGreaterThan(5);
-    expect(cachedUrls.filter((url) => new URL(url).origin !== appOrigin)).toEqual([]);
-    const paths = cachedUrls.map((url) => new URL(url).pathname);
-    expect(paths).toEqual(expect.arrayContaining(['/index.html', '/manifest.webmanifest']));
-    expect(paths.some((path) => /^\/assets\/index-[\w-]+\.js$/.test(path))).toBe(true);
-    expect(paths.some((path) => /^\/assets\/.*worker.*\.js$/.test(path))).toBe(true);
-    expect(paths.filter((path) => path.startsWith('/v1'))).toEqual([]);
   });
 
   test('works offline: a stored project opens, its file reads in the viewer, its files and the chats are searched', async ({

@@ -21,8 +21,8 @@ async function startChat(page: Page, chat: ChatPage, llm: MockLlm, question: str
   return title;
 }
 
-/** Longer than the Undo toast of a deleted chat stays (6 s in src/state/chat/sessions.svelte.ts). */
-const UNDO_TOAST_LIFETIME_MS = 10_000;
+/** Longer than an Undo toast stays (ACTION_TOAST_MS, 10 s, in src/state/shell/notices.svelte.ts). */
+const UNDO_TOAST_LIFETIME_MS = 11_000;
 
 test.describe('the app shell', () => {
   test.beforeEach(async ({ seed, llm }) => {
@@ -67,7 +67,7 @@ test.describe('the app shell', () => {
     await expect(chat.lastAnswer()).toContainText('Magma rises through the crust.');
   });
 
-  test('a deleted chat is gone for good once its Undo toast has gone, also after a reload', async ({ page, chat, llm }) => {
+  test('a deleted chat is gone for good once its Undo toast has gone (not while the pointer rests on it), also after a reload', async ({ page, chat, llm }) => {
     const shell = new ShellPage(page);
     // Two chats under the titles the model gave them.
     const zebras = await startChat(page, chat, llm, 'Tell me about zebras', 'Zebras have stripes.');
@@ -79,6 +79,11 @@ test.describe('the app shell', () => {
     const toast = shell.toast(`Deleted "${zebras}"`);
     await expect(toast).toBeVisible();
     await expect(shell.sidebar.getByRole('link', { name: zebras })).toHaveCount(0);
+    // While the pointer rests on the toast, its time stands still; it runs again once the pointer leaves.
+    await toast.hover();
+    await page.clock.fastForward(UNDO_TOAST_LIFETIME_MS);
+    await expect(toast).toBeVisible();
+    await page.mouse.move(0, 0);
     await page.clock.fastForward(UNDO_TOAST_LIFETIME_MS);
     await expect(toast).toBeHidden();
     // The toast's end starts the deletion; the reload comes once it is stored (a tab closed before

@@ -8,8 +8,6 @@ export type WatchList<T> = (onValue: (values: T[]) => void, onError: (error: Err
 /** Kept for the composition root's older call sites. */
 export type WatchSessions = WatchList<Session>;
 
-/** How long a deleted chat can be brought back before it is really deleted. */
-export const UNDO_DELETE_MS = 6_000;
 export const SEARCH_RESULT_LIMIT = 20;
 
 export interface SessionsDeps {
@@ -155,7 +153,6 @@ export class SessionsState {
       this.pendingDeleteIds = this.pendingDeleteIds.filter((id) => id !== session.id);
     };
     this.deps.notices.notify(`Deleted "${displayTitle(session)}".`, {
-      durationMs: UNDO_DELETE_MS,
       action: { label: 'Undo', run: forget },
       onExpire: () => {
         void this.deps.notices

@@ -110,14 +110,26 @@ describe('npm test counts', () => {
     ]);
   }, 60_000);
 
-  it('names a failed Playwright test with its error', () => {
+  it('names a failed Playwright test with its error, the line it stopped at and what it was waiting for', () => {
     const report = runPlaywright('playwright-failing', {
-      'mixed.spec.mjs':
-        "import { test, expect } from '@playwright/test';\ntest('passes', () => {});\ntest('fails', () => { expect(1, 'one is two').toBe(2); });\n",
+      'mixed.spec.mjs': [
+        "import { test, expect } from '@playwright/test';",
+        "test('passes', () => {});",
+        "test('fails', () => { expect(1, 'one is two').toBe(2); });",
+        "test('times out', async () => {",
+        '  test.setTimeout(1_000);',
+        "  await expect.poll(() => 'shown', { message: 'the toast goes' }).toBe('gone');",
+        '});',
+        '',
+      ].join('\n'),
     });
-    expect(playwrightCounts(report)).toEqual({ passed: 1, failed: 1, skipped: 0 });
+    expect(playwrightCounts(report)).toEqual({ passed: 1, failed: 2, skipped: 0 });
     expect(playwrightFailures(report)).toEqual([
       expect.stringMatching(/^mixed\.spec\.mjs: fails: .*one is two/),
+      '  at mixed.spec.mjs:3',
+      expect.stringMatching(/^mixed\.spec\.mjs: times out: .*the toast goes/),
+      '  at mixed.spec.mjs:6',
+      expect.stringMatching(/^ {4}- Test timeout of 1000ms exceeded/),
     ]);
   }, 60_000);
 
