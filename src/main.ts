@@ -28,7 +28,7 @@ import {
   isSyncConfigured,
   observe,
   openCarrelDb,
-  recoverInterruptedImports,
+  recoverUnfinishedImportsOnStart,
   watchImportUnderway,
 } from './storage';
 import { createSyncClient, type SyncClient } from './workers/sync/sync.client';
@@ -64,7 +64,7 @@ async function start(): Promise<void> {
   watchImportUnderway(db, (isUnderway) => databaseStatus.setImportUnderway(isUnderway), (error) => notices.report(error));
   // An import a closed tab cut short is undone before anything is shown (unless another tab
   // is still running it); a failure here is reported, and tried again at the next start.
-  await recoverInterruptedImports(db).catch((error: unknown) => notices.report(error));
+  await recoverUnfinishedImportsOnStart(db).catch((error: unknown) => notices.report(error));
   const stores = createStores(db, clock, { newId });
   // The built-in model runs in its own worker; the agent worker reaches it through a port.
   const generation = createGenerationClient();

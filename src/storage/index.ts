@@ -90,8 +90,8 @@ function createLazyBackup(db: CarrelDb, clock: Clock): Backup {
 export { openCarrelDb, CarrelDb, CURRENT_SCHEMA_VERSION, type OpenCarrelDbOptions } from './db';
 export { StorageError, isStorageError, type StorageErrorCode } from './errors';
 export { observe } from './observe';
-export { isSyncConfigured } from './sync/sync.store';
-export { recoverInterruptedImports, watchImportUnderway } from './backup/import-journal';
+export { isSyncConfigured } from './sync/sync-state';
+export { recoverUnfinishedImportsOnStart, watchImportUnderway } from './backup/import-status';
 export {
   estimateStorage,
   requestPersistence,

@@ -74,3 +74,11 @@ export function renderMarkdownOnDemand(
   if (rendered.hasPendingMath && !isMathLoaded) requestMath(module);
   return rendered.html;
 }
+
+/**
+ * Copy buttons and colours for the code blocks in `container`. They come with the renderer's
+ * chunk: until it arrives there is only plain text, and no code block to enhance.
+ */
+export function enhanceCodeBlocksOnDemand(container: HTMLElement, shouldHighlight: boolean): void {
+  markdownModule?.enhanceCodeBlocks(container, shouldHighlight);
+}

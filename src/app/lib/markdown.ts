@@ -6,6 +6,7 @@ import { installCitations, isSafeExternalUrl, type CitationEnv } from './markdow
 import { installMath, type MathEnv } from './markdown-math';
 
 export { loadMath } from './markdown-math';
+export { enhanceCodeBlocks } from './enhance-code-blocks';
 
 /**
  * Model output is untrusted. markdown-it renders it with raw HTML disabled (its link validator

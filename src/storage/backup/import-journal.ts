@@ -11,8 +11,6 @@
  */
 import type { Table } from 'dexie';
 import type { CarrelDb, ImportUndoRow } from '../db';
-import type { StorageError } from '../errors';
-import { observe } from '../observe';
 import { BACKUP_TABLES } from './backup-format';
 
 /** The lock an import holds from its first write to its commit or undo. */
@@ -186,17 +184,4 @@ export async function recoverInterruptedImports(
 ): Promise<boolean> {
   const outcome = await withImportLock(locks, () => undoUnfinishedImports(db));
   return outcome.kind === 'done';
-}
-
-/**
- * Tells `onChange` whether an import is under way (writing, or being undone) in any tab, now
- * and whenever that changes: rows it writes show as they land, so the app says they may be
- * partial. Returns the unsubscribe function.
- */
-export function watchImportUnderway(
-  db: CarrelDb,
-  onChange: (isUnderway: boolean) => void,
-  onError: (error: StorageError) => void,
-): () => void {
-  return observe(async () => (await db.imports.count()) > 0, onChange, onError);
 }

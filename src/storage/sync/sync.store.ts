@@ -80,18 +80,7 @@ export interface ApplyReport {
   invalid: string[];
 }
 
-/** Where the sync engine keeps its own state in `syncState`. */
-export const SYNC_STATE_KEYS = {
-  settings: 'settings',
-  keys: 'keys',
-  checkpoint: 'checkpoint',
-  lastSyncedAt: 'lastSyncedAt',
-} as const;
-
-/** Whether sync was set up on this device (so the app starts the sync worker at once). */
-export async function isSyncConfigured(db: CarrelDb): Promise<boolean> {
-  return (await db.syncState.get(SYNC_STATE_KEYS.settings)) !== undefined;
-}
+export { SYNC_STATE_KEYS, isSyncConfigured } from './sync-state';
 
 export interface SyncStore {
   deviceId(): Promise<string>;

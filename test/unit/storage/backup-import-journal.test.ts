@@ -20,6 +20,7 @@ import {
   JOURNALED_TABLES,
   recoverInterruptedImports,
 } from '../../../src/storage/backup/import-journal';
+import { recoverUnfinishedImportsOnStart } from '../../../src/storage/backup/import-status';
 import { createChunkStore } from '../../../src/storage/chunk.store';
 import { CarrelDb, CURRENT_SCHEMA_VERSION, SCHEMA_V5 } from '../../../src/storage/db';
 import { createFileStore } from '../../../src/storage/file.store';
@@ -419,9 +420,13 @@ describe('imports across tabs', () => {
     expect(await reopened.importUndo.count()).toBeLessThanOrEqual(
       batches * JOURNALED_TABLES.length,
     );
-    expect(await recoverInterruptedImports(reopened, undefined)).toBe(true);
+    // The app's start-up path: it finds the journal and loads the code that undoes it.
+    expect(await recoverUnfinishedImportsOnStart(reopened)).toBe(true);
     expect(await dumpAll(reopened)).toEqual(before);
     expect(await reopened.importUndo.count()).toBe(0);
+    // With no journal left, a start finds nothing to undo and changes nothing.
+    expect(await recoverUnfinishedImportsOnStart(reopened)).toBe(true);
+    expect(await dumpAll(reopened)).toEqual(before);
     reopened.close();
   });
 
