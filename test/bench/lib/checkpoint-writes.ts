@@ -6,7 +6,7 @@
  */
 import { IDBKeyRange, indexedDB } from 'fake-indexeddb';
 import type { DBCore, DBCoreMutateRequest } from 'dexie';
-import { asProviderId, type ProviderConfig } from '../../../src/core/model';
+import { asProviderId, bindKey, type ProviderConfig } from '../../../src/core/model';
 import type { Scheduler } from '../../../src/core/ports';
 import { createTokenCounter } from '../../../src/core/tokens/encoding';
 import { createLlmClient } from '../../../src/llm';
@@ -91,7 +91,9 @@ export async function measureCheckpointWrites(options: {
       kind: 'openai',
       preset: 'openai',
       baseUrl: `${mock.url}/v1`,
-      apiKey: 'sk-bench',
+      // Bound to the mock's origin, as the Settings form binds a typed key: the request layer
+      // sends a key only to the origin it was entered for.
+      ...bindKey('sk-bench', `${mock.url}/v1`),
       headers: {},
       models: ['gpt-4o-mini'],
       contextWindowOverrides: {},
@@ -118,6 +120,7 @@ export async function measureCheckpointWrites(options: {
     });
     let firstDeltaAt = Number.NaN;
     let lastDeltaAt = Number.NaN;
+    let failure: string | undefined;
     const result = await host.send(
       'checkpoint-bench',
       {
@@ -127,6 +130,7 @@ export async function measureCheckpointWrites(options: {
       },
       (packets) => {
         for (const packet of packets) {
+          if (packet.obj.type === 'error') failure = packet.obj.message;
           if (packet.obj.type !== 'message_delta') continue;
           lastDeltaAt = performance.now();
           if (Number.isNaN(firstDeltaAt)) firstDeltaAt = lastDeltaAt;
@@ -134,6 +138,9 @@ export async function measureCheckpointWrites(options: {
       },
     );
     if (!result.ok) throw new Error(`The streamed turn failed: ${result.error.message}`);
+    // A turn that ended in an error streamed nothing: its figures would measure nothing.
+    if (failure !== undefined) throw new Error(`The streamed turn ended in an error: ${failure}`);
+    if (Number.isNaN(firstDeltaAt)) throw new Error('The streamed turn produced no text.');
     const answerId = result.value.assistantMessageIds[0];
     const answerWrites = writes.filter((write) => write.id === answerId).map((write) => write.at);
     const streamingWrites = answerWrites.slice(0, -1);
