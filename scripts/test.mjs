@@ -1,9 +1,9 @@
-// `npm test`: install what is missing, then type check, lint, dependency advisories, unit and
-// golden tests, production build and end-to-end tests. Every stage runs even when an earlier one
+// `npm test`: install what is missing, then type check, lint and dependency advisories (side by
+// side), unit and golden tests, production build and end-to-end tests. Every stage runs even when an earlier one
 // failed, so one run shows everything that is wrong. The last line is `N passed, N failed,
 // N skipped`: a test file that does not load counts as failed, and a stage that could not run
 // counts as skipped with its reason printed, never as passed. Exits non-zero when anything failed.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { CHROMIUM_HINT, findChromium } from './chromium.mjs';
 import { ensureInstall } from './ensure-install.mjs';
@@ -54,25 +54,67 @@ function runCaptured(name, command, args) {
   return { status: result.status ?? 1, lastLine };
 }
 
-function record(name, outcome, counts, reason) {
+function record(name, outcome, counts, reason, tookMs = Date.now() - stageStartedAt) {
   totals.passed += counts.passed;
   totals.failed += counts.failed;
   totals.skipped += counts.skipped;
-  const took = formatDuration(Date.now() - stageStartedAt);
+  const took = formatDuration(tookMs);
   stageLines.push(`  ${outcome.padEnd(8)} ${name} · ${took}${reason ? ` (${reason})` : ''}`);
 }
 
 /** A stage without its own test count (type check, lint, build) counts as one check. */
 function runCheck(name, command, args) {
   const { status, lastLine } = runCaptured(name, command, args);
+  return recordCheck(name, status, lastLine);
+}
+
+function recordCheck(name, status, lastLine, tookMs) {
   if (status === SKIPPED_EXIT_CODE) {
     const reason = lastLine.replace(/^.*?skipped:\s*/, '') || 'see its output above';
-    record(name, 'skipped', { passed: 0, failed: 0, skipped: 1 }, reason);
+    record(name, 'skipped', { passed: 0, failed: 0, skipped: 1 }, reason, tookMs);
     return false;
   }
   const ok = status === 0;
-  record(name, ok ? 'passed' : 'FAILED', { passed: ok ? 1 : 0, failed: ok ? 0 : 1, skipped: 0 });
+  record(
+    name,
+    ok ? 'passed' : 'FAILED',
+    { passed: ok ? 1 : 0, failed: ok ? 0 : 1, skipped: 0 },
+    undefined,
+    tookMs,
+  );
   return ok;
+}
+
+/**
+ * Checks that each use one core (the type checkers, ESLint) run side by side; each one's output
+ * is printed whole once it ends, in the order given, and each keeps its own time.
+ */
+async function runChecksSideBySide(checks) {
+  const runs = checks.map(({ name, command, args }) => {
+    const started = Date.now();
+    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const out = [];
+    const err = [];
+    child.stdout.on('data', (chunk) => out.push(chunk));
+    child.stderr.on('data', (chunk) => err.push(chunk));
+    return new Promise((resolve) => {
+      child.on('error', (error) => {
+        err.push(Buffer.from(`${error.message}\n`));
+        resolve({ name, command, args, status: 1, out, err, tookMs: Date.now() - started });
+      });
+      child.on('close', (code) =>
+        resolve({ name, command, args, status: code ?? 1, out, err, tookMs: Date.now() - started }),
+      );
+    });
+  });
+  for (const result of await Promise.all(runs)) {
+    console.log(`\n━━ ${result.name}: ${result.command} ${result.args.join(' ')}`);
+    const stdout = Buffer.concat(result.out).toString('utf8');
+    process.stdout.write(stdout);
+    process.stderr.write(Buffer.concat(result.err));
+    const lastLine = stdout.trim().split('\n').at(-1) ?? '';
+    recordCheck(result.name, result.status, lastLine, result.tookMs);
+  }
 }
 
 function readJson(path) {
@@ -95,9 +137,11 @@ function recordRunner(name, status, counts) {
   );
 }
 
-runCheck('type check', 'npm', ['run', '--silent', 'check']);
-runCheck('lint', 'npm', ['run', '--silent', 'lint']);
-runCheck('dependency advisories', 'node', ['scripts/audit.mjs']);
+await runChecksSideBySide([
+  { name: 'type check', command: 'npm', args: ['run', '--silent', 'check'] },
+  { name: 'lint', command: 'npm', args: ['run', '--silent', 'lint'] },
+  { name: 'dependency advisories', command: 'node', args: ['scripts/audit.mjs'] },
+]);
 
 const vitestJson = 'test-results/vitest.json';
 rmSync(vitestJson, { force: true });
