@@ -24,7 +24,7 @@ import { SettingsState } from './state/settings/settings.svelte';
 import { StorageSettingsState } from './state/settings/settings-storage.svelte';
 import { UsageState } from './state/usage/usage.svelte';
 import {
-  createStores,
+  createAppStores,
   isSyncConfigured,
   observe,
   openCarrelDb,
@@ -65,7 +65,7 @@ async function start(): Promise<void> {
   // An import a closed tab cut short is undone before anything is shown (unless another tab
   // is still running it); a failure here is reported, and tried again at the next start.
   await recoverUnfinishedImportsOnStart(db).catch((error: unknown) => notices.report(error));
-  const stores = createStores(db, clock, { newId });
+  const stores = createAppStores(db, clock, { newId });
   // The built-in model runs in its own worker; the agent worker reaches it through a port.
   const generation = createGenerationClient();
   const workerClient = createAgentClient({ generationPort: generation.openPort() });

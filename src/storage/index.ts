@@ -32,37 +32,48 @@ import { createSettingsStore } from './settings.store';
 import { createSummaryStore } from './summary.store';
 import { createUsageStore } from './usage.store';
 
-export interface CarrelStores {
+/** The stores the window uses; project chunks, their search blocks and summaries are the workers'. */
+export interface AppStores {
   sessions: SessionStore;
   messages: DexieMessageStore;
   projects: ProjectStore;
   files: FileStore;
-  chunks: ChunkStore;
-  searchBlocks: SearchBlockStore;
   agents: AgentStore;
   providers: ProviderStore;
   settings: SettingsStore;
   usage: UsageStore;
-  summaries: SummaryStore;
   prompts: PromptStore;
   backup: Backup;
 }
 
-export function createStores(db: CarrelDb, clock: Clock, ids: Ids): CarrelStores {
+export interface CarrelStores extends AppStores {
+  chunks: ChunkStore;
+  searchBlocks: SearchBlockStore;
+  summaries: SummaryStore;
+}
+
+/** The window's stores: the startup script holds none of the workers' store code. */
+export function createAppStores(db: CarrelDb, clock: Clock, ids: Ids): AppStores {
   return {
     sessions: createSessionStore(db, clock),
     messages: createMessageStore(db, clock),
     projects: createProjectStore(db, clock),
     files: createFileStore(db),
-    chunks: createChunkStore(db),
-    searchBlocks: createSearchBlockStore(db),
     agents: createAgentStore(db),
     providers: createProviderStore(db),
     settings: createSettingsStore(db, clock),
     usage: createUsageStore(db, clock, ids),
-    summaries: createSummaryStore(db),
     prompts: createPromptStore(db),
     backup: createLazyBackup(db, clock),
+  };
+}
+
+export function createStores(db: CarrelDb, clock: Clock, ids: Ids): CarrelStores {
+  return {
+    ...createAppStores(db, clock, ids),
+    chunks: createChunkStore(db),
+    searchBlocks: createSearchBlockStore(db),
+    summaries: createSummaryStore(db),
   };
 }
 

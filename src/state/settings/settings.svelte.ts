@@ -5,16 +5,11 @@ import { err, ok, type Result } from '../../util/result';
 import type { AgentClient } from '../../workers/agent/agent.client';
 import type { McpServerConfig, WebToolSettings } from '../../workers/agent/agent.api';
 import { parseTheme, THEME_SETTING_KEY, toThemeAttribute, type Theme } from '../shell/theme';
-import {
-  MCP_SERVERS_SETTING_KEY,
-  readStoredMcpServers,
-  toMcpServerConfig,
-  toSearchBackendConfig,
-  toWebToolSettings,
-  WEB_TOOLS_SETTING_KEY,
-  type McpServerDraft,
-  type WebToolsDraft,
-} from './web-tools-form';
+import type { McpServerDraft, WebToolsDraft } from './web-tools-form';
+import { MCP_SERVERS_SETTING_KEY, readStoredMcpServers, WEB_TOOLS_SETTING_KEY } from './web-tools-stored';
+
+/** The forms' checks load with the Settings screen that uses them, not at startup. */
+const loadWebToolsForm = () => import('./web-tools-form');
 
 /** The settings key the agent worker reads the edited system prompt from (SYSTEM_PROMPT_SETTING). */
 export const SYSTEM_PROMPT_SETTING_KEY = 'systemPrompt';
@@ -119,7 +114,7 @@ export class SettingsState {
   }
 
   async saveWebTools(draft: WebToolsDraft): Promise<Result<WebToolSettings, string>> {
-    const settings = toWebToolSettings(draft);
+    const settings = (await loadWebToolsForm()).toWebToolSettings(draft);
     if (!settings.ok) return settings;
     await this.deps.store.set(WEB_TOOLS_SETTING_KEY, settings.value);
     this.webTools = settings.value;
@@ -128,7 +123,7 @@ export class SettingsState {
 
   /** One small search with the form's (unsaved) settings; the message says what happened. */
   async testWebSearch(draft: WebToolsDraft): Promise<Result<string, string>> {
-    const config = toSearchBackendConfig(draft);
+    const config = (await loadWebToolsForm()).toSearchBackendConfig(draft);
     if (!config.ok) return config;
     if (config.value === null) return err('Choose a search service first.');
     const tested = await this.deps.agent.testWebSearch(config.value);
@@ -143,7 +138,7 @@ export class SettingsState {
 
   /** Adds the server, or replaces the one with the same id. */
   async saveMcpServer(draft: McpServerDraft): Promise<Result<McpServerConfig, string>> {
-    const server = toMcpServerConfig(draft);
+    const server = (await loadWebToolsForm()).toMcpServerConfig(draft);
     if (!server.ok) return server;
     const isTaken = this.mcpServers.some(
       (other) => other.id !== server.value.id && other.name.toLowerCase() === server.value.name.toLowerCase(),
@@ -162,7 +157,7 @@ export class SettingsState {
   }
 
   async testMcpServer(draft: McpServerDraft): Promise<Result<{ serverName: string; toolNames: string[] }, string>> {
-    const server = toMcpServerConfig(draft);
+    const server = (await loadWebToolsForm()).toMcpServerConfig(draft);
     if (!server.ok) return server;
     const tested = await this.deps.agent.testMcpServer(server.value);
     return tested.ok ? tested : err(tested.error.message);

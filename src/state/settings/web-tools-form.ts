@@ -1,10 +1,8 @@
 import type { McpServerConfig, SearchBackendConfig, WebToolSettings } from '../../workers/agent/agent.api';
 import { err, ok, type Result } from '../../util/result';
 import { formatHeaderLines, parseHeaderLines } from './header-lines';
+import { readField, readHeaders, readString } from './web-tools-stored';
 
-/** Settings keys the agent worker reads (WEB_TOOL_SETTINGS_KEY, MCP_SERVERS_SETTING_KEY). */
-export const WEB_TOOLS_SETTING_KEY = 'webTools';
-export const MCP_SERVERS_SETTING_KEY = 'mcpServers';
 /** open_url's default characters per turn (DEFAULT_TURN_CHARACTER_BUDGET in the worker). */
 export const DEFAULT_TURN_CHARACTER_BUDGET = 80_000;
 
@@ -31,22 +29,6 @@ export const SEARCH_KIND_LABELS: Readonly<Record<SearchKind, string>> = {
   exa: 'Exa',
   searxng: 'SearXNG (your instance)',
 };
-
-/** Reads a field of a stored object from any version without trusting its type. */
-function readField(value: unknown, key: string): unknown {
-  return typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[key] : undefined;
-}
-
-function readString(value: unknown, key: string): string {
-  const field = readField(value, key);
-  return typeof field === 'string' ? field : '';
-}
-
-function readHeaders(value: unknown, key: string): Record<string, string> {
-  const field = readField(value, key);
-  if (typeof field !== 'object' || field === null) return {};
-  return Object.fromEntries(Object.entries(field).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
-}
 
 /** The stored setting (any version, or nothing yet) as the form's fields. */
 export function toWebToolsDraft(stored: unknown): WebToolsDraft {
@@ -179,27 +161,5 @@ export function toMcpServerConfig(draft: McpServerDraft): Result<McpServerConfig
     headers: headers.value,
     allowedTools: [...new Set(draft.allowedTools)],
     isEnabled: draft.isEnabled,
-  });
-}
-
-/** Stored servers from any version: drops entries that are not even shaped like one. */
-export function readStoredMcpServers(stored: unknown): McpServerConfig[] {
-  if (!Array.isArray(stored)) return [];
-  return stored.flatMap((raw: unknown) => {
-    const id = readString(raw, 'id');
-    const name = readString(raw, 'name');
-    const url = readString(raw, 'url');
-    if (id === '' || name === '' || url === '') return [];
-    const allowed = readField(raw, 'allowedTools');
-    return [
-      {
-        id,
-        name,
-        url,
-        headers: readHeaders(raw, 'headers'),
-        allowedTools: Array.isArray(allowed) ? allowed.filter((tool): tool is string => typeof tool === 'string') : [],
-        isEnabled: readField(raw, 'isEnabled') !== false,
-      },
-    ];
   });
 }

@@ -15,14 +15,16 @@ import { parseTheme, toThemeAttribute } from '../../../../src/state/shell/theme'
 import {
   createMcpServerDraft,
   DEFAULT_TURN_CHARACTER_BUDGET,
-  MCP_SERVERS_SETTING_KEY,
-  readStoredMcpServers,
   toMcpServerConfig,
   toMcpServerDraft,
   toWebToolsDraft,
   toWebToolSettings,
-  WEB_TOOLS_SETTING_KEY,
 } from '../../../../src/state/settings/web-tools-form';
+import {
+  MCP_SERVERS_SETTING_KEY,
+  readStoredMcpServers,
+  WEB_TOOLS_SETTING_KEY,
+} from '../../../../src/state/settings/web-tools-stored';
 import { SYSTEM_PROMPT_SETTING_KEY } from '../../../../src/state/settings/settings.svelte';
 import { SYSTEM_PROMPT_SETTING } from '../../../../src/workers/agent/agent-host';
 import {
