@@ -1,4 +1,3 @@
-import { SvelteMap } from 'svelte/reactivity';
 import type { Attachment, ModelInfo, ModelRef, ProviderConfig } from '../../core/model';
 import type { FileStore } from '../../core/ports';
 import type { IngestClient, IngestOutcome } from '../../workers/ingest/ingest.client';
@@ -35,7 +34,8 @@ export interface AttachmentsDeps {
 export class AttachmentsState {
   chips = $state<AttachmentChip[]>([]);
   /** How to stop each chip's file while it is being read, by chip key. */
-  private readonly cancels = new SvelteMap<string, () => void>();
+  // eslint-disable-next-line svelte/prefer-svelte-reactivity -- bookkeeping, never rendered
+  private readonly cancels = new Map<string, () => void>();
 
   constructor(private readonly deps: AttachmentsDeps) {}
 

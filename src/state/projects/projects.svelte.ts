@@ -1,4 +1,3 @@
-import { SvelteMap, SvelteSet } from 'svelte/reactivity';
 import { asFileId, asProjectId, type Agent, type AgentId, type FileId, type ModelRef, type Project, type ProjectFile, type ProjectId } from '../../core/model';
 import type { FileInfo, FileStore, ProjectStore, SettingsStore, StoredFile } from '../../core/ports';
 import {
@@ -54,12 +53,14 @@ export class ProjectsState {
   /** The search box over the open project's files. */
   readonly search: ProjectSearchState;
   /** How to stop each upload row's current work (reading, then embedding), by row key. */
-  private readonly cancels = new SvelteMap<string, () => void>();
+  // eslint-disable-next-line svelte/prefer-svelte-reactivity -- bookkeeping, never rendered
+  private readonly cancels = new Map<string, () => void>();
   /**
    * Rows the person cancelled while they still worked: a file waiting for its turn to be
    * embedded has no job to stop yet, and must not start one.
    */
-  private readonly cancelledRows = new SvelteSet<string>();
+  // eslint-disable-next-line svelte/prefer-svelte-reactivity -- bookkeeping, never rendered
+  private readonly cancelledRows = new Set<string>();
   /** Embedding runs one file at a time: the tail of that queue. */
   private embedding: Promise<void> = Promise.resolve();
   private openToken = 0;
