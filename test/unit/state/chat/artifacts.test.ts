@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { artifactFile, buildArtifactDocument } from '../../../../src/state/chat/artifact-document';
 import {
-  artifactFile,
   artifactTitle,
-  buildArtifactDocument,
   collectArtifacts,
   findArtifactVersion,
   findFencedBlocks,
