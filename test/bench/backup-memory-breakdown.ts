@@ -7,6 +7,12 @@
  * partition_alloc, malloc, leveldatabase, …), which says what the growth is made of.
  *
  *     npx tsx test/bench/backup-memory-breakdown.ts 200     # MB of data
+ *     npx tsx test/bench/backup-memory-breakdown.ts 200 --live
+ *
+ * With `--live`, every sample first forces a garbage collection, so the heap and PSS printed
+ * are what the import keeps alive rather than garbage not collected yet, and every dump is a
+ * heap snapshot summed by constructor (count and MiB of the largest), whose change from the
+ * first to the last tells what accumulates.
  */
 
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -22,8 +28,9 @@ import {
 import { sampleMemory } from './lib/process-memory';
 
 const MEGABYTE = 1024 * 1024;
-const SAMPLE_EVERY_MS = 2_000;
-const DUMP_EVERY_SAMPLES = 25;
+const isLive = process.argv.includes('--live');
+const SAMPLE_EVERY_MS = isLive ? 1_000 : 2_000;
+const DUMP_EVERY_SAMPLES = isLive ? 30 : 25;
 /** Allocators below this are left out of the printed account. */
 const MIN_PRINTED_MIB = 2;
 
@@ -84,7 +91,48 @@ async function dumpAllocators(cdp: CDPSession): Promise<Record<string, number>> 
   return account;
 }
 
+/** Constructors printed per heap snapshot. */
+const SNAPSHOT_TOP = 25;
+
+/** A heap snapshot of the page summed by node type and constructor: count and bytes. */
+async function summarizeHeap(cdp: CDPSession): Promise<Record<string, [number, number]>> {
+  const emitter = cdp as unknown as {
+    on(method: string, listener: (params: never) => void): void;
+    off(method: string, listener: (params: never) => void): void;
+  };
+  const chunks: string[] = [];
+  const onChunk = (data: { chunk: string }) => chunks.push(data.chunk);
+  emitter.on('HeapProfiler.addHeapSnapshotChunk', onChunk);
+  await cdp.send('HeapProfiler.takeHeapSnapshot', { reportProgress: false });
+  emitter.off('HeapProfiler.addHeapSnapshotChunk', onChunk);
+  const snapshot = JSON.parse(chunks.join('')) as {
+    snapshot: { meta: { node_fields: string[]; node_types: [string[]] } };
+    nodes: number[];
+    strings: string[];
+  };
+  const fields = snapshot.snapshot.meta.node_fields;
+  const types = snapshot.snapshot.meta.node_types[0];
+  const [typeAt, nameAt, sizeAt] = ['type', 'name', 'self_size'].map((f) => fields.indexOf(f));
+  const totals = new Map<string, [number, number]>();
+  for (let index = 0; index < snapshot.nodes.length; index += fields.length) {
+    const type = types[snapshot.nodes[index + typeAt!]!]!;
+    const name = type === 'object' || type === 'native' ? snapshot.strings[snapshot.nodes[index + nameAt!]!]! : '';
+    const key = `${type}:${name}`;
+    const total = totals.get(key) ?? [0, 0];
+    total[0] += 1;
+    total[1] += snapshot.nodes[index + sizeAt!]!;
+    totals.set(key, total);
+  }
+  return Object.fromEntries(
+    [...totals]
+      .sort((a, b) => b[1][1] - a[1][1])
+      .slice(0, SNAPSHOT_TOP)
+      .map(([key, [count, bytes]]) => [key, [count, Math.round((bytes / MEGABYTE) * 10) / 10]]),
+  );
+}
+
 async function sample(cdp: CDPSession): Promise<Record<string, number>> {
+  if (isLive) await cdp.send('HeapProfiler.collectGarbage');
   const memory = await sampleMemory(cdp);
   const { totalSize } = (await cdp.send('Runtime.getHeapUsage')) as { totalSize: number };
   const round = (value: number) => Math.round(value);
@@ -122,6 +170,7 @@ async function main(): Promise<void> {
     await cdp.send('HeapProfiler.collectGarbage');
     console.log('idle', JSON.stringify(await sample(cdp)));
     console.log('idle allocators', JSON.stringify(await dumpAllocators(cdp)));
+    if (isLive) console.log('idle heap', JSON.stringify(await summarizeHeap(cdp)));
     const started = Date.now();
     let isRunning = true;
     const sampler = (async () => {
@@ -129,7 +178,9 @@ async function main(): Promise<void> {
         await new Promise((done) => setTimeout(done, SAMPLE_EVERY_MS));
         const seconds = Math.round((Date.now() - started) / 1000);
         console.log(`${seconds} s`, JSON.stringify(await sample(cdp)));
-        if (count % DUMP_EVERY_SAMPLES === 0)
+        if (count % DUMP_EVERY_SAMPLES === 0 && isLive)
+          console.log(`${seconds} s heap`, JSON.stringify(await summarizeHeap(cdp)));
+        else if (count % DUMP_EVERY_SAMPLES === 0)
           console.log(`${seconds} s allocators`, JSON.stringify(await dumpAllocators(cdp)));
       }
     })();

@@ -22,8 +22,13 @@ import { invalidBackup } from './read-backup';
 
 /** Rows written per batch: large enough for few round trips, small enough for bounded memory. */
 const BATCH_ROWS = 500;
-/** Base64 characters per batch of files or chunks (about 24 MB of bytes). */
-const BATCH_CHARS = 32_000_000;
+/**
+ * Characters of bulky content (a file's base64 bytes and text, a chunk's text and vector) per
+ * batch, about 3 MB of bytes. A batch of files is held several times over while it is written
+ * (the base64 and text strings, the decoded bytes, their Blobs, IndexedDB's copies), so this,
+ * not the number of rows, bounds the import's memory where files are large.
+ */
+const BATCH_CHARS = 4_000_000;
 /** A session's messages are placed in one batch unless it has more than this many. */
 const MAX_MESSAGE_BATCH_ROWS = 20_000;
 
@@ -42,7 +47,7 @@ type Batch = { [Table in BackupTable]: { table: Table; rows: BackupRow<Table>[] 
 /** The characters of a row's bulky parts (blobs, vectors, chunk text), for batch limits. */
 const measureRecord = (record: BackupRecord): number =>
   record.table === 'files'
-    ? record.row.blobBase64.length
+    ? record.row.blobBase64.length + (record.row.text?.length ?? 0)
     : record.table === 'chunks'
       ? (record.row.embeddingBase64?.length ?? 0) + record.row.text.length
       : 0;

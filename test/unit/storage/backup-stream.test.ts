@@ -3,7 +3,10 @@ import { describe, expect, it } from 'vitest';
 import { asFileId, asMessageId, asProviderId, asSessionId } from '../../../src/core/model';
 import type { BackupProgress } from '../../../src/core/ports';
 import { createBackupService } from '../../../src/storage/backup/backup';
-import type { CarrelDb } from '../../../src/storage/db';
+import type { DBCore, DBCoreTransaction } from 'dexie';
+import { BACKUP_FORMAT, BACKUP_VERSION } from '../../../src/storage/backup/backup-format';
+import { encodeBase64 } from '../../../src/storage/backup/base64';
+import { CarrelDb } from '../../../src/storage/db';
 import { createChunkStore } from '../../../src/storage/chunk.store';
 import { createFileStore } from '../../../src/storage/file.store';
 import { createMessageStore } from '../../../src/storage/message.store';
@@ -17,6 +20,7 @@ import {
   buildSession,
   buildUserMessage,
   createFrozenClock,
+  createTestIndexedDb,
   openTestDb,
 } from './storage-fixtures';
 
@@ -45,6 +49,39 @@ async function seedMany(db: CarrelDb, sessionCount: number, chainLength: number)
   }
   const messages = createMessageStore(db, clock);
   for (const message of rows) await messages.put(message);
+}
+
+/**
+ * Counts, per transaction, the characters of file content written: a file's bytes as base64
+ * (four characters per three bytes, as the backup holds them) and its extracted text.
+ */
+function countFileContentPerTransaction(db: CarrelDb): () => number[] {
+  const perTransaction = new Map<DBCoreTransaction, number>();
+  db.use({
+    stack: 'dbcore',
+    name: 'file-content-counter',
+    create: (down: DBCore): DBCore => ({
+      ...down,
+      table: (tableName) => {
+        const table = down.table(tableName);
+        if (tableName !== 'files' && tableName !== 'fileTexts') return table;
+        return {
+          ...table,
+          mutate: (request) => {
+            if (request.type === 'put' || request.type === 'add') {
+              const chars = request.values.reduce((sum: number, row: unknown) => {
+                const { blob, text } = row as { blob?: Blob; text?: string };
+                return sum + Math.ceil((blob?.size ?? 0) / 3) * 4 + (text?.length ?? 0);
+              }, 0);
+              perTransaction.set(request.trans, (perTransaction.get(request.trans) ?? 0) + chars);
+            }
+            return table.mutate(request);
+          },
+        };
+      },
+    }),
+  });
+  return () => [...perTransaction.values()];
 }
 
 describe('streamed backups', () => {
@@ -86,6 +123,62 @@ describe('streamed backups', () => {
     await wipeDatabase(db);
     await backup.importBackup(file);
     expect(await dumpDatabase(db)).toEqual(before);
+  }, 60_000);
+
+  it('writes large files a few at a time, however many the backup holds', async () => {
+    // Thirty files of about 570,000 characters each (bytes as base64, and text): four times
+    // what one batch may hold, so they cannot all be written in one transaction.
+    const fileBytes = 200_000;
+    const fileText = 'word '.repeat(60_000);
+    const lines: unknown[] = [
+      {
+        format: BACKUP_FORMAT,
+        version: BACKUP_VERSION,
+        exportedAt: 1,
+        scope: { kind: 'all' },
+        hasApiKeys: false,
+      },
+    ];
+    for (let index = 0; index < 30; index += 1)
+      lines.push({
+        table: 'files',
+        row: {
+          id: `big-${index}`,
+          projectId: null,
+          name: `big-${index}.bin`,
+          mimeType: 'application/octet-stream',
+          sizeBytes: fileBytes,
+          hash: `hash-${index}`,
+          status: 'ready',
+          text: fileText,
+          tokenCount: 1,
+          createdAt: index,
+          updatedAt: index,
+          blobType: 'application/octet-stream',
+          blobBase64: encodeBase64(new Uint8Array(fileBytes).fill(index)),
+        },
+      });
+    lines.push({ end: true, rows: 30 });
+    const backup = new Blob(lines.map((line) => `${JSON.stringify(line)}\n`));
+
+    const db = new CarrelDb('carrel-test-large-files', createTestIndexedDb());
+    const countWritten = countFileContentPerTransaction(db);
+    await db.open();
+    const report = await createBackupService(db, createFrozenClock()).importBackup(backup);
+
+    expect(report.inserted).toBe(30);
+    const oneFile = Math.ceil(fileBytes / 3) * 4 + fileText.length;
+    const written = countWritten();
+    expect(written.reduce((sum, chars) => sum + chars, 0)).toBe(30 * oneFile);
+    // Memory holds one batch several times over (text, bytes, Blobs, IndexedDB's copies): a
+    // few MB of file content per transaction, not all the files at once.
+    expect(written.length).toBeGreaterThanOrEqual(4);
+    expect(Math.max(...written)).toBeLessThanOrEqual(5_000_000);
+    const last = await createFileStore(db).get(asFileId('big-29'));
+    expect(last?.text).toBe(fileText);
+    expect(new Uint8Array(await (last?.blob ?? new Blob()).arrayBuffer())).toEqual(
+      new Uint8Array(fileBytes).fill(29),
+    );
   }, 60_000);
 
   it('refuses a file cut short between two lines, and writes nothing', async () => {
