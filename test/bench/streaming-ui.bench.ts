@@ -35,6 +35,8 @@ const PREVIEW_PORT = Number(process.env.BENCH_PREVIEW_PORT ?? 4212);
 const TRACE_FILE = process.env.STREAMING_UI_TRACE;
 const PROFILE_FILE = process.env.STREAMING_UI_PROFILE;
 const OPEN_PROFILE_FILE = process.env.STREAMING_UI_OPEN_PROFILE;
+/** A CPU profile of the scroll through the long chat (its figures are then not comparable). */
+const SCROLL_PROFILE_FILE = process.env.STREAMING_UI_SCROLL_PROFILE;
 
 interface BenchSession {
   id: string;
@@ -432,10 +434,22 @@ async function measureLongChat(
     unit: 'ms',
     spread: coldSpread,
   });
+  const cdp = SCROLL_PROFILE_FILE ? await page.context().newCDPSession(page) : null;
+  if (cdp) {
+    await cdp.send('Profiler.enable');
+    await cdp.send('Profiler.setSamplingInterval', { interval: 200 });
+    await cdp.send('Profiler.start');
+  }
   const scroll = await page.evaluate(scrollThroughChat, {
     step: SCROLL_STEP_PX,
     frames: SCROLL_FRAMES,
   });
+  if (cdp && SCROLL_PROFILE_FILE) {
+    const { profile } = await cdp.send('Profiler.stop');
+    await cdp.detach();
+    await writeFile(SCROLL_PROFILE_FILE, JSON.stringify(profile));
+    console.log(`Profiled the scroll: ${SCROLL_PROFILE_FILE} (its figures are not comparable)`);
+  }
   const frames = summarizeSamples(scroll.frameDeltas);
   const longTasks = scroll.longTasks.filter((duration) => duration > LONG_TASK_MS);
   section.figures.push({
@@ -592,7 +606,7 @@ function summarizeScripts(slow: SlowFrame[]): string {
 
 async function main(): Promise<void> {
   const section = createSection('streaming-ui', '5. Streaming UI');
-  await buildApp(DIST, PROFILE_FILE || OPEN_PROFILE_FILE ? ['--minify', 'false'] : []);
+  await buildApp(DIST, PROFILE_FILE || OPEN_PROFILE_FILE || SCROLL_PROFILE_FILE ? ['--minify', 'false'] : []);
   const preview = await startAppPreview(DIST, PREVIEW_PORT);
   const llm = await startMockLlm();
   const browser = await launchChromium();
