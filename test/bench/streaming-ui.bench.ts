@@ -35,6 +35,8 @@ const PREVIEW_PORT = Number(process.env.BENCH_PREVIEW_PORT ?? 4212);
 const TRACE_FILE = process.env.STREAMING_UI_TRACE;
 const PROFILE_FILE = process.env.STREAMING_UI_PROFILE;
 const OPEN_PROFILE_FILE = process.env.STREAMING_UI_OPEN_PROFILE;
+/** A CPU profile of the scroll through the long chat (its figures are then not comparable). */
+const SCROLL_PROFILE_FILE = process.env.STREAMING_UI_SCROLL_PROFILE;
 
 interface BenchSession {
   id: string;
@@ -140,6 +142,43 @@ async function timeOpeningFromSidebar({
   const started = performance.now();
   link.click();
   return (await whenRowOnScreen(lastKey)) - started;
+}
+
+interface OlderBatchesResult {
+  /** From the click to every message of the chain in the list. */
+  ms: number;
+  longTasks: number[];
+}
+
+/**
+ * Opens the session from the sidebar and waits until the list holds `count` rows: the end of the
+ * chain first, then the older messages put in front batch by batch, recording long tasks meanwhile.
+ */
+function timeOlderBatches({ title, count }: { title: string; count: number }): Promise<OlderBatchesResult> {
+  const link = Array.from(
+    document.querySelectorAll<HTMLAnchorElement>('[data-testid="session-list"] a'),
+  ).find((anchor) => (anchor.textContent ?? '').includes(title));
+  if (!link) throw new Error(`No sidebar link for ${title}`);
+  const longTasks: number[] = [];
+  const observer = new PerformanceObserver((entries) => {
+    for (const entry of entries.getEntries()) longTasks.push(entry.duration);
+  });
+  observer.observe({ type: 'longtask', buffered: false });
+  const started = performance.now();
+  link.click();
+  return new Promise((resolve, reject) => {
+    const check = (): void => {
+      const list = document.querySelector<HTMLElement>('[data-testid="messages"]');
+      if (Number(list?.dataset['count'] ?? 0) >= count) {
+        observer.disconnect();
+        resolve({ ms: performance.now() - started, longTasks });
+      } else if (performance.now() - started > 60_000) {
+        observer.disconnect();
+        reject(new Error(`The list never held ${count} rows`));
+      } else requestAnimationFrame(check);
+    };
+    requestAnimationFrame(check);
+  });
 }
 
 /** Init script for cold loads: the time since navigation until the last message is on screen. */
@@ -432,10 +471,37 @@ async function measureLongChat(
     unit: 'ms',
     spread: coldSpread,
   });
+  const chat = new ChatPage(page);
+  await chat.newChat();
+  await page.locator('[data-testid="messages"][data-count="0"]').waitFor({ timeout: 30_000 });
+  const batches = await page.evaluate(timeOlderBatches, {
+    title: LONG_SESSION.title,
+    count: LONG_SESSION.messageCount,
+  });
+  const batchLongTasks = batches.longTasks.filter((duration) => duration > LONG_TASK_MS);
+  section.values.push({
+    name: `long tasks > ${LONG_TASK_MS} ms from the sidebar click until all ${count} messages are listed (${(batches.ms / 1000).toFixed(1)} s; longest ${Math.max(0, ...batches.longTasks).toFixed(0)} ms)`,
+    value: batchLongTasks.length,
+    unit: '',
+    target: '0',
+    isTargetMet: batchLongTasks.length === 0,
+  });
+  const cdp = SCROLL_PROFILE_FILE ? await page.context().newCDPSession(page) : null;
+  if (cdp) {
+    await cdp.send('Profiler.enable');
+    await cdp.send('Profiler.setSamplingInterval', { interval: 200 });
+    await cdp.send('Profiler.start');
+  }
   const scroll = await page.evaluate(scrollThroughChat, {
     step: SCROLL_STEP_PX,
     frames: SCROLL_FRAMES,
   });
+  if (cdp && SCROLL_PROFILE_FILE) {
+    const { profile } = await cdp.send('Profiler.stop');
+    await cdp.detach();
+    await writeFile(SCROLL_PROFILE_FILE, JSON.stringify(profile));
+    console.log(`Profiled the scroll: ${SCROLL_PROFILE_FILE} (its figures are not comparable)`);
+  }
   const frames = summarizeSamples(scroll.frameDeltas);
   const longTasks = scroll.longTasks.filter((duration) => duration > LONG_TASK_MS);
   section.figures.push({
@@ -592,7 +658,7 @@ function summarizeScripts(slow: SlowFrame[]): string {
 
 async function main(): Promise<void> {
   const section = createSection('streaming-ui', '5. Streaming UI');
-  await buildApp(DIST, PROFILE_FILE || OPEN_PROFILE_FILE ? ['--minify', 'false'] : []);
+  await buildApp(DIST, PROFILE_FILE || OPEN_PROFILE_FILE || SCROLL_PROFILE_FILE ? ['--minify', 'false'] : []);
   const preview = await startAppPreview(DIST, PREVIEW_PORT);
   const llm = await startMockLlm();
   const browser = await launchChromium();

@@ -72,6 +72,9 @@ test.describe('messages', () => {
     const copied = await page.evaluate(() => navigator.clipboard.readText());
     expect(copied).toBe('function add(a, b) {\n  return a + b; // the sum\n}\n');
 
+    // The action icons are copies of Lucide's drawings, one per button.
+    await expect(answer.getByRole('button', { name: 'Copy', exact: true }).locator('svg')).toHaveClass(/\blucide-copy\b/);
+    await expect(answer.getByTestId('answer-usage').locator('svg')).toHaveClass(/\blucide-chart-column\b/);
     await answer.getByRole('button', { name: 'Copy', exact: true }).click();
     expect(await page.evaluate(() => navigator.clipboard.readText())).toContain('| Planet | Moons |');
 
@@ -157,8 +160,11 @@ test.describe('pinned messages', () => {
     await expect(chat.lastAnswer()).toHaveAttribute('data-status', 'complete', { timeout: 15_000 });
     const firstQuestion = chat.userRows().filter({ hasText: 'FIRST' });
     await chat.scrollToTop();
+    await expect(firstQuestion.getByRole('button', { name: 'Pin', exact: true }).locator('svg')).toHaveClass(/\blucide-pin\b/);
     await chat.togglePin(firstQuestion);
     await expect(firstQuestion).toHaveAttribute('data-pinned', 'true');
+    // The toggle's icon follows its state: one icon, the crossed-out pin.
+    await expect(firstQuestion.getByRole('button', { name: 'Unpin', exact: true }).locator('svg')).toHaveClass(/\blucide-pin-off\b/);
     await chat.send(long('third'));
     await expect(chat.messageList()).toHaveAttribute('data-count', '6', { timeout: 15_000 });
     await expect(chat.lastAnswer()).toHaveAttribute('data-status', 'complete', { timeout: 15_000 });

@@ -1,4 +1,5 @@
 import type { ChatMessageSimple, UserMessage } from '../../core/model';
+import { findGrownFrom } from '../../util/grown-from';
 import { answerFromMessage, type AnswerView } from './answer-blocks';
 
 /**
@@ -43,9 +44,18 @@ function buildStoredItem(message: ChatMessageSimple, warnings: readonly string[]
 }
 
 export function buildChatItems(input: ChatItemsInput, cache?: ChatItemCache): ChatItem[] {
+  return [...buildStoredItems(input.chain, input, cache), ...buildUnsavedItems(input, new Set(input.chain.map((message) => message.id)))];
+}
+
+/** The rows of stored messages, in chain order (a compared answer shows as its compare group). */
+function buildStoredItems(
+  messages: readonly ChatMessageSimple[],
+  input: Pick<ChatItemsInput, 'compareGroup' | 'warnings'>,
+  cache?: ChatItemCache,
+): ChatItem[] {
   const items: ChatItem[] = [];
   const { compareGroup } = input;
-  for (const message of input.chain) {
+  for (const message of messages) {
     const isCompared =
       message.role === 'assistant' &&
       compareGroup !== null &&
@@ -65,11 +75,16 @@ export function buildChatItems(input: ChatItemsInput, cache?: ChatItemCache): Ch
     cache?.set(message, { item, warnings });
     items.push(item);
   }
+  return items;
+}
+
+/** The question being sent and the answers streaming in, after the stored rows. */
+function buildUnsavedItems(input: ChatItemsInput, storedIds: ReadonlySet<string>): ChatItem[] {
+  const items: ChatItem[] = [];
   if (input.pendingUser?.role === 'user') {
     items.push({ kind: 'user', key: input.pendingUser.id, message: input.pendingUser, isPending: true });
   }
   // A live answer gives way to its stored copy, so no message is ever listed twice.
-  const storedIds = new Set<string>(input.chain.map((message) => message.id));
   const live = input.liveAnswers.filter((answer) => !storedIds.has(answer.messageId));
   if (live.length > 1) {
     items.push({ kind: 'compare', key: `live-${live[0]?.messageId ?? ''}`, answers: [...live], isLive: true });
@@ -77,6 +92,55 @@ export function buildChatItems(input: ChatItemsInput, cache?: ChatItemCache): Ch
     for (const answer of live) items.push({ kind: 'answer', key: answer.messageId, answer, isLive: true });
   }
   return items;
+}
+
+/**
+ * buildChatItems for a chat that keeps changing: the rows of stored messages are kept from the
+ * previous call while the chain, the compare group and the warnings stay the same, so a token
+ * streaming in builds no stored row, and a chain that only grew at its ends (a batch of older
+ * messages, a saved turn) builds rows for the messages it gained, not for the whole chain.
+ */
+export function createChatItemsBuilder(): (input: ChatItemsInput) => ChatItem[] {
+  const cache: ChatItemCache = new WeakMap();
+  let last:
+    | {
+        chain: readonly ChatMessageSimple[];
+        compareGroup: CompareGroup | null;
+        warnings: ChatItemsInput['warnings'];
+        stored: ChatItem[];
+        ids: Set<string>;
+      }
+    | undefined;
+  return (input) => {
+    const { chain, compareGroup, warnings } = input;
+    const isSameContext = last !== undefined && last.compareGroup === compareGroup && last.warnings === warnings;
+    const start = isSameContext && last !== undefined && last.chain !== chain ? findGrownFrom(last.chain, chain) : -1;
+    if (last !== undefined && isSameContext && last.chain === chain) {
+      // Unchanged stored part: only the unsaved rows are built.
+    } else if (last !== undefined && start >= 0) {
+      const end = start + last.chain.length;
+      const before = chain.slice(0, start);
+      const after = chain.slice(end);
+      for (const message of before) last.ids.add(message.id);
+      for (const message of after) last.ids.add(message.id);
+      last = {
+        chain,
+        compareGroup,
+        warnings,
+        stored: [...buildStoredItems(before, input, cache), ...last.stored, ...buildStoredItems(after, input, cache)],
+        ids: last.ids,
+      };
+    } else {
+      last = {
+        chain,
+        compareGroup,
+        warnings,
+        stored: buildStoredItems(chain, input, cache),
+        ids: new Set(chain.map((message) => message.id)),
+      };
+    }
+    return [...last.stored, ...buildUnsavedItems(input, last.ids)];
+  };
 }
 
 /** Whether a row shows the message (a compare row shows each of its answers). */

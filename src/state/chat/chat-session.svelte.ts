@@ -4,7 +4,7 @@ import type { AgentClient } from '../../workers/agent/agent.client';
 import type { ConfirmationRequest, Packet } from '../../workers/agent/agent.api';
 import type { AnswerFeed, FollowEvent } from '../../workers/agent/answer-relay';
 import { answerFromMessage, applyPacket, createLiveAnswer, type AnswerView } from './answer-blocks';
-import { buildChatItems, selectMergeableAnswers, type ChatItem, type ChatItemCache, type CompareGroup } from './chat-items';
+import { createChatItemsBuilder, selectMergeableAnswers, type ChatItem, type CompareGroup } from './chat-items';
 import { pickSibling, type SiblingPosition } from './branches';
 import type { PageChatStores } from './chat-stores';
 import { closeUnsavedAnswers } from './unsaved-answers';
@@ -57,7 +57,9 @@ export class ChatSessionState {
   pendingUser = $state<ChatMessageSimple | null>(null);
   liveAnswers = $state<AnswerView[]>([]);
   /** The warnings of this chat's answers since it was opened, by message id (they are not stored). */
-  private answerWarnings = $state<Readonly<Record<string, readonly string[]>>>({});
+  // Raw and replaced whole: the rows look up every stored message in it, and a deep proxy would
+  // make each of those lookups a tracked signal.
+  private answerWarnings = $state.raw<Readonly<Record<string, readonly string[]>>>({});
   isRunning = $state(false);
   error = $state<string | null>(null);
   /** A tool call waiting for the person's yes or no (shown as a dialog). */
@@ -136,22 +138,19 @@ export class ChatSessionState {
     this.isTemporary = false;
   }
 
-  /** Rows already built for stored messages: a longer chain (older messages read) builds only the new ones. */
-  private readonly itemCache: ChatItemCache = new WeakMap();
+  /** Keeps the rows built for stored messages: a longer chain (older messages read) builds only the new ones. */
+  private readonly buildItems = createChatItemsBuilder();
   /** Moves on whenever a chain is shown whole, so a batch of older messages read for another one is dropped. */
   private shownChains = 0;
 
   readonly items: ChatItem[] = $derived(
-    buildChatItems(
-      {
-        chain: this.chain,
-        pendingUser: this.pendingUser,
-        liveAnswers: this.liveAnswers,
-        compareGroup: this.compareGroup,
-        warnings: this.answerWarnings,
-      },
-      this.itemCache,
-    ),
+    this.buildItems({
+      chain: this.chain,
+      pendingUser: this.pendingUser,
+      liveAnswers: this.liveAnswers,
+      compareGroup: this.compareGroup,
+      warnings: this.answerWarnings,
+    }),
   );
 
   /**

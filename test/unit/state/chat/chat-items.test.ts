@@ -1,6 +1,8 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import type { ChatMessageSimple } from '../../../../src/core/model';
 import { createLiveAnswer } from '../../../../src/state/chat/answer-blocks';
-import { buildChatItems } from '../../../../src/state/chat/chat-items';
+import { buildChatItems, createChatItemsBuilder, type ChatItemsInput, type CompareGroup } from '../../../../src/state/chat/chat-items';
 import { buildAssistantMessage, buildUserMessage } from '../../storage/storage-fixtures';
 
 const question = buildUserMessage('u1', null);
@@ -70,3 +72,100 @@ describe('buildChatItems', () => {
 
   });
 });
+
+/** What the open chat goes through between two renders of its rows. */
+type ChatStep =
+  | { kind: 'older'; count: number }
+  | { kind: 'turn'; count: number }
+  | { kind: 'cut'; at: number }
+  | { kind: 'edit'; at: number }
+  | { kind: 'live'; count: number }
+  | { kind: 'pending'; isOn: boolean }
+  | { kind: 'compare'; isOn: boolean }
+  | { kind: 'warning'; at: number };
+
+const chatStep: fc.Arbitrary<ChatStep> = fc.oneof(
+  fc.record({ kind: fc.constant('older' as const), count: fc.integer({ min: 0, max: 30 }) }),
+  fc.record({ kind: fc.constant('turn' as const), count: fc.integer({ min: 0, max: 3 }) }),
+  fc.record({ kind: fc.constant('cut' as const), at: fc.nat() }),
+  fc.record({ kind: fc.constant('edit' as const), at: fc.nat() }),
+  fc.record({ kind: fc.constant('live' as const), count: fc.integer({ min: 0, max: 3 }) }),
+  fc.record({ kind: fc.constant('pending' as const), isOn: fc.boolean() }),
+  fc.record({ kind: fc.constant('compare' as const), isOn: fc.boolean() }),
+  fc.record({ kind: fc.constant('warning' as const), at: fc.nat() }),
+);
+
+describe('createChatItemsBuilder', () => {
+  it('after any run of changes, lists the rows a build from scratch lists', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 20 }), fc.array(chatStep, { maxLength: 25 }), (initial, steps) => {
+        let next = 0;
+        // Questions and answers alternate; the parent links do not matter to the rows.
+        const newMessages = (count: number): ChatMessageSimple[] =>
+          Array.from({ length: count }, () => {
+            const id = `m${next++}`;
+            return next % 2 === 0 ? buildAssistantMessage(id, null) : buildUserMessage(id, null);
+          });
+        let input: ChatItemsInput = { chain: newMessages(initial), pendingUser: null, liveAnswers: [], compareGroup: null, warnings: {} };
+        const build = createChatItemsBuilder();
+        build(input);
+        for (const step of steps) {
+          const { chain } = input;
+          const at = 'at' in step ? step.at % Math.max(1, chain.length) : 0;
+          switch (step.kind) {
+            case 'older':
+              input = { ...input, chain: [...newMessages(step.count), ...chain] };
+              break;
+            case 'turn':
+              input = { ...input, chain: [...chain, ...newMessages(step.count)] };
+              break;
+            case 'cut':
+              input = { ...input, chain: chain.slice(0, at) };
+              break;
+            case 'edit': {
+              const message = chain[at];
+              if (message) input = { ...input, chain: chain.map((m) => (m === message ? { ...message } : m)) };
+              break;
+            }
+            case 'live': {
+              // Some live answers already stored (their stored copy wins), some new.
+              const stored = chain.filter((m) => m.role === 'assistant').slice(-1);
+              const fresh = Array.from({ length: step.count }, (_, index) => createLiveAnswer(`live-${next++}`, index, 'gpt'));
+              input = { ...input, liveAnswers: [...stored.map((m) => createLiveAnswer(m.id, 0, 'gpt')), ...fresh] };
+              break;
+            }
+            case 'pending':
+              input = { ...input, pendingUser: step.isOn ? buildUserMessage(`pending-${next++}`, null) : null };
+              break;
+            case 'compare': {
+              const answer = chain.find((m) => m.role === 'assistant');
+              const group: CompareGroup | null =
+                step.isOn && answer
+                  ? { userMessageId: answer.parentId ?? '', answers: [createLiveAnswer(answer.id, 0, 'a'), createLiveAnswer('other', 1, 'b')] }
+                  : null;
+              input = { ...input, compareGroup: group };
+              break;
+            }
+            case 'warning': {
+              const message = chain[at];
+              if (message) input = { ...input, warnings: { ...input.warnings, [message.id]: [`warning ${next++}`] } };
+              break;
+            }
+          }
+          expect(build(input)).toEqual(buildChatItems(input));
+        }
+      }),
+    );
+  });
+
+  it('keeps the rows already built when older messages are put in front', () => {
+    const build = createChatItemsBuilder();
+    const chain = [buildUserMessage('u2', 'a1'), buildAssistantMessage('a2', 'u2')];
+    const first = build({ chain, pendingUser: null, liveAnswers: [], compareGroup: null });
+    const grown = build({ chain: [question, answer, ...chain], pendingUser: null, liveAnswers: [], compareGroup: null });
+    expect(grown.map((item) => item.key)).toEqual(['u1', 'a1', 'u2', 'a2']);
+    expect(grown[2]).toBe(first[0]);
+    expect(grown[3]).toBe(first[1]);
+  });
+});
+
