@@ -106,7 +106,9 @@ function computeRatio(figure) {
 function format(value) {
   if (typeof value !== 'number') return String(value);
   if (!Number.isFinite(value)) return '–';
-  const digits = Math.abs(value) >= 100 ? 0 : Math.abs(value) >= 10 ? 1 : 2;
+  // One decimal up to 1,000, so a figure just under its target (149.5 KB against < 150) does not
+  // read as the target itself.
+  const digits = Math.abs(value) >= 1000 ? 0 : Math.abs(value) >= 10 ? 1 : 2;
   return value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: 0 });
 }
 
