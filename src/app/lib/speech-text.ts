@@ -1,6 +1,10 @@
 /** Dictation's and reading aloud's handling of the words (see loadSpeechText in speech.ts). */
 import { loadMarkdownRenderer, renderMarkdownOnDemand } from './markdown-loader.svelte';
-import type { RecognitionResultEvent } from './speech';
+
+/** What a result event carries: every result of the session so far, each final or not. */
+export interface RecognitionResultEvent {
+  results: ArrayLike<{ isFinal: boolean; 0: { transcript: string } }>;
+}
 
 /** A recognition error code in words a person can act on. */
 export function describeDictationError(code: string): string {

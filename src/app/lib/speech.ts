@@ -1,4 +1,5 @@
 import type * as SpeechText from './speech-text';
+import type { RecognitionResultEvent } from './speech-text';
 
 /** The part of the Web Speech API's recognition object the composer uses. */
 export interface Recognition {
@@ -14,11 +15,6 @@ export interface Recognition {
   stop(): void;
   /** Ends listening at once, dropping what was not yet recognised. */
   abort(): void;
-}
-
-/** What a result event carries: every result of the session so far, each final or not. */
-export interface RecognitionResultEvent {
-  results: ArrayLike<{ isFinal: boolean; 0: { transcript: string } }>;
 }
 
 type RecognitionConstructor = new () => Recognition;
