@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { freePort } from '../../support/free-port';
 
 /**
@@ -13,9 +13,12 @@ let url = '';
 
 beforeAll(async () => {
   const port = await freePort();
+  // Its own process group: npm starts tsx, which starts node, and ending npm alone leaves the
+  // server running (and its port taken) after the tests.
   child = spawn('npm', ['run', '--silent', 'mock-llm'], {
     env: { ...process.env, MOCK_LLM_PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
   });
   let output = '';
   await new Promise<void>((resolve, reject) => {
@@ -35,10 +38,12 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  if (child.exitCode !== null) return;
+  if (child.exitCode !== null || child.pid === undefined) return;
   const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
+  process.kill(-child.pid, 'SIGTERM');
   await exited;
+  // The whole group ends: the server stops answering (its node process may outlive npm by a moment).
+  await vi.waitFor(() => expect(fetch(url)).rejects.toThrow(), { timeout: 10_000, interval: 100 });
 });
 
 async function streamed(path: string, headers: Record<string, string>, body: unknown): Promise<string> {
