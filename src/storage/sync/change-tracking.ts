@@ -133,21 +133,35 @@ function readTransactionStamp(
   return stamp;
 }
 
-/** Writes the sync records for changes already made in `trans`. */
-export async function recordLocalChanges(
+/** The sync records of `ids` in `table` as they are before this write (absent: never synced). */
+function readRecords(
+  core: DBCore,
+  trans: DBCoreTransaction,
+  table: SyncedTable,
+  ids: readonly unknown[],
+): Promise<(SyncRecordRow | undefined)[]> {
+  const keys = ids.map((id) => (typeof id === 'string' ? syncRecordKey(table, id) : ''));
+  return core.table(SYNC_RECORDS_TABLE).getMany({ trans, keys }) as Promise<
+    (SyncRecordRow | undefined)[]
+  >;
+}
+
+/**
+ * Writes the sync records for changes already made in `trans`, given each change's record as
+ * read before the change (`existing`, in `changes`' order) and the transaction's stamp.
+ */
+async function recordLocalChanges(
   core: DBCore,
   trans: DBCoreTransaction,
   table: SyncedTable,
   changes: readonly TrackedChange[],
-  now: () => number,
+  existing: readonly (SyncRecordRow | undefined)[],
+  stamped: TransactionStamp,
 ): Promise<void> {
   const records = core.table(SYNC_RECORDS_TABLE);
   const state = core.table(SYNC_STATE_TABLE);
-  const stamped = await readTransactionStamp(state, trans, now);
   const { device, time } = stamped;
   const stamp = formatStamp(time, device);
-  const keys = changes.map((change) => syncRecordKey(table, change.id));
-  const existing = (await records.getMany({ trans, keys })) as (SyncRecordRow | undefined)[];
   const updates: SyncRecordRow[] = [];
   changes.forEach((change, index) => {
     const record = existing[index];
@@ -178,12 +192,15 @@ export async function recordLocalChanges(
     });
   });
   if (updates.length === 0) return;
-  await records.mutate({ type: 'put', trans, values: updates });
-  if (stamped.isSaved) return;
-  stamped.isSaved = true;
-  const stateRows: SyncStateRow[] = [{ key: CLOCK_KEY, value: time }];
-  if (stamped.isNewDevice) stateRows.push({ key: DEVICE_KEY, value: device });
-  await state.mutate({ type: 'put', trans, values: stateRows });
+  const writes = [records.mutate({ type: 'put', trans, values: updates })];
+  if (!stamped.isSaved) {
+    stamped.isSaved = true;
+    const stateRows: SyncStateRow[] = [{ key: CLOCK_KEY, value: time }];
+    if (stamped.isNewDevice) stateRows.push({ key: DEVICE_KEY, value: device });
+    writes.push(state.mutate({ type: 'put', trans, values: stateRows }));
+  }
+  // Both go out at once: requests in one transaction run in the order they were made.
+  await Promise.all(writes);
 }
 
 /** The keys a request touches and the rows they hold before it. */
@@ -230,6 +247,38 @@ async function readBefore(
   }
 }
 
+/** The keys a request names without reading anything (all but a range delete). */
+function namedKeys(table: DBCoreTable, req: DBCoreMutateRequest): unknown[] | undefined {
+  if (req.type === 'deleteRange') return undefined;
+  if (req.type === 'delete') return req.keys as unknown[];
+  const extract = table.schema.primaryKey.extractKey;
+  return (
+    (req.keys as unknown[] | undefined) ?? req.values.map((value): unknown => extract?.(value))
+  );
+}
+
+/** What a write changes, key by key; a key whose write failed (`failed`) changes nothing. */
+function collectChanges(
+  req: DBCoreMutateRequest,
+  keys: readonly unknown[],
+  before: readonly unknown[],
+  records: readonly (SyncRecordRow | undefined)[],
+  failed: (index: number) => boolean,
+): { changes: TrackedChange[]; existing: (SyncRecordRow | undefined)[] } {
+  const changes: TrackedChange[] = [];
+  const existing: (SyncRecordRow | undefined)[] = [];
+  keys.forEach((key, index) => {
+    if (failed(index) || typeof key !== 'string') return;
+    const after =
+      req.type === 'add' || req.type === 'put' ? (req.values[index] as unknown) : undefined;
+    const previous = before[index];
+    if (previous === undefined && after === undefined) return;
+    changes.push({ id: key, before: previous, after });
+    existing.push(records[index]);
+  });
+  return { changes, existing };
+}
+
 async function mutateTracked(
   core: DBCore,
   table: DBCoreTable,
@@ -240,18 +289,26 @@ async function mutateTracked(
   const trans = req.trans as DBCoreTransaction & { mode?: string };
   // Schema upgrades write rows before the sync tables exist; version 6 records what they left.
   if (remoteTransactions.has(req.trans) || trans.mode === 'versionchange') return table.mutate(req);
-  const { keys, before } = await readBefore(table, req);
+  // The rows before, their sync records and the transaction's stamp are read together rather
+  // than one after the other, and the records and the clock are written together below.
+  const named = namedKeys(table, req);
+  const [{ keys, before }, namedRecords, stamped] = await Promise.all([
+    readBefore(table, req),
+    named === undefined ? undefined : readRecords(core, req.trans, name, named),
+    readTransactionStamp(core.table(SYNC_STATE_TABLE), req.trans, now),
+  ]);
+  const records = namedRecords ?? (await readRecords(core, req.trans, name, keys));
+  // The records wait for the write's answer: a key whose write failed changes nothing.
   const response = await table.mutate(req);
-  const changes: TrackedChange[] = [];
-  keys.forEach((key, index) => {
-    if (response.failures[index] !== undefined || typeof key !== 'string') return;
-    const after =
-      req.type === 'add' || req.type === 'put' ? (req.values[index] as unknown) : undefined;
-    const previous = before[index];
-    if (previous === undefined && after === undefined) return;
-    changes.push({ id: key, before: previous, after });
-  });
-  if (changes.length > 0) await recordLocalChanges(core, req.trans, name, changes, now);
+  const { changes, existing } = collectChanges(
+    req,
+    keys,
+    before,
+    records,
+    (index) => response.failures[index] !== undefined,
+  );
+  if (changes.length > 0)
+    await recordLocalChanges(core, req.trans, name, changes, existing, stamped);
   return response;
 }
 

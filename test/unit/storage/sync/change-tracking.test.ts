@@ -1,6 +1,12 @@
+import { Dexie } from 'dexie';
+import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { describe, expect, it } from 'vitest';
 import { asSessionId } from '../../../../src/core/model';
 import { createStores } from '../../../../src/storage';
+import {
+  createChangeTracking,
+  type SyncRecordRow,
+} from '../../../../src/storage/sync/change-tracking';
 import { createSyncStore } from '../../../../src/storage/sync/sync.store';
 import {
   buildSession,
@@ -88,6 +94,68 @@ describe('change tracking', () => {
     const latest = await db.syncRecords.get('settings/theme');
     await sync.markPushed([{ key: 'settings/theme', rev: latest?.rev ?? '', docId: 'r1' }]);
     expect(await sync.countPending()).toBe(0);
+  });
+});
+
+/**
+ * A database with a synced table name and a unique index, so a put can fail on one key while
+ * its neighbours are written (the app's synced tables have no unique index).
+ */
+async function openClashingDb() {
+  const db = new Dexie('clashes', { indexedDB: new IDBFactory(), IDBKeyRange });
+  db.version(1).stores({ prompts: 'id, &name', syncRecords: 'key, pending', syncState: 'key' });
+  db.use(createChangeTracking(() => 1_000));
+  await db.open();
+  const prompts = db.table<{ id: string; name: string; text: string }, string>('prompts');
+  const records = db.table<SyncRecordRow, string>('syncRecords');
+  return { db, prompts, records };
+}
+
+describe('change tracking when a write fails', () => {
+  it('records the puts that were written and leaves the failed one as it was', async () => {
+    const { db, prompts, records } = await openClashingDb();
+    await prompts.bulkPut([
+      { id: 'p1', name: 'one', text: 'a' },
+      { id: 'p2', name: 'two', text: 'b' },
+    ]);
+    const before = await records.get('prompts/p2');
+    await db.transaction('rw', prompts, async () => {
+      // p2 takes p1's name: that put fails, the other two succeed, the transaction goes on.
+      await prompts
+        .bulkPut([
+          { id: 'p1', name: 'one', text: 'changed' },
+          { id: 'p2', name: 'one', text: 'clash' },
+          { id: 'p3', name: 'three', text: 'c' },
+        ])
+        .catch((error: unknown) => {
+          expect((error as Error).name).toBe('BulkError');
+        });
+    });
+    expect(await prompts.get('p2')).toEqual({ id: 'p2', name: 'two', text: 'b' });
+    expect(await records.get('prompts/p2')).toEqual(before);
+    expect((await records.get('prompts/p1'))?.rev).toMatch(/^2-/);
+    expect((await records.get('prompts/p3'))?.rev).toMatch(/^1-/);
+  });
+
+  it('leaves no record for a new row whose put failed', async () => {
+    const { db, prompts, records } = await openClashingDb();
+    await prompts.put({ id: 'p1', name: 'one', text: 'a' });
+    await db.transaction('rw', prompts, async () => {
+      await prompts.put({ id: 'p2', name: 'one', text: 'clash' }).catch(() => undefined);
+    });
+    expect(await prompts.get('p2')).toBeUndefined();
+    expect(await records.get('prompts/p2')).toBeUndefined();
+    expect(await records.count()).toBe(1);
+  });
+
+  it('records nothing for an add whose key was taken', async () => {
+    const { db, prompts, records } = await openClashingDb();
+    await prompts.put({ id: 'p1', name: 'one', text: 'a' });
+    const before = await records.get('prompts/p1');
+    await db.transaction('rw', prompts, async () => {
+      await prompts.add({ id: 'p1', name: 'other', text: 'b' }).catch(() => undefined);
+    });
+    expect(await records.get('prompts/p1')).toEqual(before);
   });
 });
 
