@@ -22,6 +22,7 @@ import {
 import { withMemorySampling, type MemorySample } from './lib/process-memory';
 import { createSection, emitSection, spreadOf, type BenchSection } from './lib/report';
 import type { SeedFigures } from './pages/backup.page';
+import { summarizeSamples } from './lib/stats';
 
 const MEGABYTE = 1024 * 1024;
 const isLarge = process.argv.includes('--large');
@@ -33,6 +34,13 @@ const SOURCE_DB = 'carrel-bench-backup-source';
 const MIN_SIZE_RATIO_JUDGED = 10;
 const MAX_BOUNDED_MEMORY_RATIO = 2;
 const RESTORED_DB = 'carrel-bench-backup-restored';
+/**
+ * Runs of each phase per size: three where a run takes a minute or two, so a peak or a time is a
+ * median with its spread rather than one sample of a noisy machine; one for the 1 GB database,
+ * whose import alone takes ten minutes.
+ */
+const RUNS_UP_TO_MB = 200;
+const runsAt = (targetMb: number) => (targetMb <= RUNS_UP_TO_MB ? 3 : 1);
 
 interface PhaseFigures {
   ms: number;
@@ -47,8 +55,9 @@ interface SizeFigures {
   seed: SeedFigures;
   readMs: number;
   fileBytes: number;
-  exported: PhaseFigures;
-  imported: PhaseFigures & { rows: number };
+  /** Every run of the phase, in order; the round trip checks the first export and last import. */
+  exports: PhaseFigures[];
+  imports: (PhaseFigures & { rows: number })[];
   isRoundTripEqual: boolean;
   countsEqual: boolean;
 }
@@ -120,16 +129,36 @@ async function measureSize(context: BrowserContext, targetMb: number): Promise<S
   const read = await call(page, 'readEveryRow', SOURCE_DB);
   await page.close();
 
-  console.log(`  exporting ${targetMb} MB…`);
+  const runs = runsAt(targetMb);
+  console.log(`  exporting ${targetMb} MB (${runs} run${runs === 1 ? '' : 's'})…`);
   const first = await exportToFile(context, SOURCE_DB);
+  const exports: PhaseFigures[] = [first];
+  for (let run = 1; run < runs; run++) {
+    const again = await exportToFile(context, SOURCE_DB);
+    await again.remove();
+    exports.push(again);
+  }
 
-  console.log(`  importing ${targetMb} MB…`);
-  page = await openPage(context);
-  await page.setInputFiles('#backup-file', first.path);
-  const cdp = await context.newCDPSession(page);
-  const importing = await withMemorySampling(cdp, () => call(page, 'importDatabase', RESTORED_DB));
-  await cdp.detach();
-  await page.close();
+  const imports: (PhaseFigures & { rows: number })[] = [];
+  for (let run = 0; run < runs; run++) {
+    console.log(`  importing ${targetMb} MB (run ${run + 1} of ${runs})…`);
+    if (run > 0) {
+      // Each run imports into an empty database, as the first did.
+      page = await openPage(context);
+      await call(page, 'deleteBenchDatabase', RESTORED_DB);
+      await page.close();
+    }
+    page = await openPage(context);
+    await page.setInputFiles('#backup-file', first.path);
+    const cdp = await context.newCDPSession(page);
+    const importing = await withMemorySampling(cdp, () =>
+      call(page, 'importDatabase', RESTORED_DB),
+    );
+    await cdp.detach();
+    await page.close();
+    const { result, ...memory } = importing;
+    imports.push({ ...memory, ...result });
+  }
 
   console.log(`  checking the round trip…`);
   const second = await exportToFile(context, RESTORED_DB);
@@ -150,14 +179,8 @@ async function measureSize(context: BrowserContext, targetMb: number): Promise<S
     seed,
     readMs: read.ms,
     fileBytes,
-    exported: {
-      ms: first.ms,
-      idle: first.idle,
-      peak: first.peak,
-      firstHalfPeak: first.firstHalfPeak,
-      secondHalfPeak: first.secondHalfPeak,
-    },
-    imported: { ...importing, ...importing.result },
+    exports,
+    imports,
     isRoundTripEqual: firstHash === secondHash && first.bytes === second.bytes,
     countsEqual: JSON.stringify(sourceCounts) === JSON.stringify(restoredCounts),
   };
@@ -167,16 +190,22 @@ async function measureSize(context: BrowserContext, targetMb: number): Promise<S
 
 const mib = (bytes: number) => bytes / MEGABYTE;
 const over = (phase: PhaseFigures, key: keyof MemorySample) => phase.peak[key] - phase.idle[key];
+const runsOf = (result: SizeFigures, phase: 'export' | 'import'): PhaseFigures[] =>
+  phase === 'export' ? result.exports : result.imports;
+/** The spread over a phase's runs of `measure`. */
+const across = (runs: readonly PhaseFigures[], measure: (run: PhaseFigures) => number) =>
+  summarizeSamples(runs.map(measure));
 
 function report(section: BenchSection, results: SizeFigures[]): void {
   const small = results[0]!;
   for (const result of results) {
     const dataMiB = mib(result.seed.contentBytes);
     const label = `${Math.round(dataMiB)} MB of data`;
+    const perMb = (run: PhaseFigures) => run.ms / dataMiB;
     section.figures.push({
       name: `export, ${label}: time per MB of data`,
       unit: 'ms/MB',
-      spread: spreadOf(result.exported.ms / dataMiB),
+      spread: across(result.exports, perMb),
       baseline: {
         name: 'reading every row of the same database (no checks, no encoding), per MB',
         unit: 'ms/MB',
@@ -187,11 +216,11 @@ function report(section: BenchSection, results: SizeFigures[]): void {
     section.figures.push({
       name: `import, ${label}: time per MB of data`,
       unit: 'ms/MB',
-      spread: spreadOf(result.imported.ms / dataMiB),
+      spread: across(result.imports, perMb),
       baseline: {
         name: 'export of the same database, per MB',
         unit: 'ms/MB',
-        spread: spreadOf(result.exported.ms / dataMiB),
+        spread: across(result.exports, perMb),
       },
       ratioLabel: '× (export ÷ import)',
     });
@@ -199,32 +228,30 @@ function report(section: BenchSection, results: SizeFigures[]): void {
   for (const result of results) {
     const dataMiB = mib(result.seed.contentBytes);
     const label = `${Math.round(dataMiB)} MB of data`;
-    for (const [phase, figures] of [
-      ['export', result.exported],
-      ['import', result.imported],
-    ] as const) {
+    for (const phase of ['export', 'import'] as const) {
+      const runs = runsOf(result, phase);
       section.figures.push({
         name: `${phase}, ${label}: peak memory of all browser processes above idle (PSS)`,
         unit: 'MiB',
-        spread: spreadOf(over(figures, 'totalMiB')),
+        spread: across(runs, (run) => over(run, 'totalMiB')),
         baseline: { name: 'the data', unit: 'MiB', spread: spreadOf(dataMiB) },
         ratioLabel: '× (data ÷ peak)',
       });
       section.figures.push({
         name: `${phase}, ${label}: peak of all browser processes above idle in the second half of the ${phase}`,
         unit: 'MiB',
-        spread: spreadOf(figures.secondHalfPeak.totalMiB - figures.idle.totalMiB),
+        spread: across(runs, (run) => run.secondHalfPeak.totalMiB - run.idle.totalMiB),
         baseline: {
           name: 'the same in its first half',
           unit: 'MiB',
-          spread: spreadOf(figures.firstHalfPeak.totalMiB - figures.idle.totalMiB),
+          spread: across(runs, (run) => run.firstHalfPeak.totalMiB - run.idle.totalMiB),
         },
         ratioLabel: '× (first half ÷ second half)',
       });
       section.figures.push({
         name: `${phase}, ${label}: peak of the page's JavaScript heap above idle`,
         unit: 'MiB',
-        spread: spreadOf(over(figures, 'heapMiB')),
+        spread: across(runs, (run) => over(run, 'heapMiB')),
         baseline: { name: 'the data', unit: 'MiB', spread: spreadOf(dataMiB) },
         ratioLabel: '× (data ÷ peak)',
       });
@@ -233,13 +260,15 @@ function report(section: BenchSection, results: SizeFigures[]): void {
   const large = results[results.length - 1]!;
   const sizeRatio = large.seed.contentBytes / small.seed.contentBytes;
   for (const phase of ['export', 'import'] as const) {
-    const pick = (result: SizeFigures) => (phase === 'export' ? result.exported : result.imported);
-    const memoryRatio = over(pick(large), 'totalMiB') / Math.max(over(pick(small), 'totalMiB'), 1);
+    const median = (result: SizeFigures, measure: (run: PhaseFigures) => number) =>
+      across(runsOf(result, phase), measure).median;
+    const peakOf = (result: SizeFigures) => median(result, (run) => over(run, 'totalMiB'));
+    const memoryRatio = peakOf(large) / Math.max(peakOf(small), 1);
     // Bounded: twenty times the data does not double the peak. Between sizes closer together
     // the fixed working set (batches, the heap's slack) decides, so no target is set there.
     const isJudged = sizeRatio >= MIN_SIZE_RATIO_JUDGED;
     section.values.push({
-      name: `${phase}: peak memory above idle at ${Math.round(mib(large.seed.contentBytes))} MB ÷ at ${Math.round(mib(small.seed.contentBytes))} MB (data ${sizeRatio.toFixed(1)}× larger)`,
+      name: `${phase}: peak memory above idle at ${Math.round(mib(large.seed.contentBytes))} MB ÷ at ${Math.round(mib(small.seed.contentBytes))} MB (data ${sizeRatio.toFixed(1)}× larger; medians of ${runsOf(large, phase).length} and ${runsOf(small, phase).length} runs)`,
       value: Number(memoryRatio.toFixed(2)),
       unit: '×',
       ...(isJudged
@@ -249,11 +278,11 @@ function report(section: BenchSection, results: SizeFigures[]): void {
           }
         : {}),
     });
-    const timeRatio =
-      pick(large).ms / large.seed.contentBytes / (pick(small).ms / small.seed.contentBytes);
+    const perByte = (result: SizeFigures) =>
+      median(result, (run) => run.ms) / result.seed.contentBytes;
     section.values.push({
       name: `${phase}: time per MB at ${Math.round(mib(large.seed.contentBytes))} MB ÷ at ${Math.round(mib(small.seed.contentBytes))} MB`,
-      value: Number(timeRatio.toFixed(2)),
+      value: Number((perByte(large) / perByte(small)).toFixed(2)),
       unit: '×',
     });
   }
@@ -268,13 +297,13 @@ function report(section: BenchSection, results: SizeFigures[]): void {
         isTargetMet: result.isRoundTripEqual && result.countsEqual,
       },
       {
-        name: `${label}: export took`,
-        value: Number((result.exported.ms / 1000).toFixed(1)),
+        name: `${label}: export took (median of ${result.exports.length})`,
+        value: Number((across(result.exports, (run) => run.ms).median / 1000).toFixed(1)),
         unit: 's',
       },
       {
-        name: `${label}: import took`,
-        value: Number((result.imported.ms / 1000).toFixed(1)),
+        name: `${label}: import took (median of ${result.imports.length})`,
+        value: Number((across(result.imports, (run) => run.ms).median / 1000).toFixed(1)),
         unit: 's',
       },
       { name: `${label}: backup file`, value: Math.round(mib(result.fileBytes)), unit: 'MiB' },
@@ -284,8 +313,8 @@ function report(section: BenchSection, results: SizeFigures[]): void {
         unit: 'MiB',
       },
       {
-        name: `${label}: peak of all browser processes, export / import (absolute, PSS)`,
-        value: `${Math.round(result.exported.peak.totalMiB)} / ${Math.round(result.imported.peak.totalMiB)}`,
+        name: `${label}: peak of all browser processes, export / import (absolute, PSS, medians)`,
+        value: `${Math.round(across(result.exports, (run) => run.peak.totalMiB).median)} / ${Math.round(across(result.imports, (run) => run.peak.totalMiB).median)}`,
         unit: 'MiB',
       },
     );
