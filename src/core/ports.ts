@@ -401,6 +401,12 @@ export interface SiblingPosition {
 export interface MessageBranches {
   siblings(messageId: MessageId): Promise<SiblingPosition>;
   /**
+   * The parents in a session that have more than one child (null: the root): a message whose
+   * parent is not among them has no sibling, so a long chat learns where its forks are in one
+   * read instead of asking message by message.
+   */
+  forkedParents(sessionId: SessionId): Promise<(MessageId | null)[]>;
+  /**
    * Shows the branch through `messageId`: follows the newest child down to a leaf, makes that
    * the session's current leaf and returns it.
    */

@@ -206,6 +206,14 @@ export function createMemoryChatStores(clock: Clock, ids: Ids): MemoryChatStores
           const ids = childrenOf(message.sessionId, message.parentId).map((sibling) => sibling.id);
           return { index: ids.indexOf(messageId), count: ids.length, ids };
         }),
+      forkedParents: (sessionId) =>
+        settle(() => {
+          const children = new Map<MessageId | null, number>();
+          for (const message of messages.values())
+            if (message.sessionId === sessionId)
+              children.set(message.parentId, (children.get(message.parentId) ?? 0) + 1);
+          return [...children].filter(([, count]) => count > 1).map(([parentId]) => parentId);
+        }),
       switchBranch: (messageId) =>
         settle(() => {
           const leaf = newestLeafBelow(messageOf(messageId));

@@ -1,3 +1,4 @@
+import { Dexie } from 'dexie';
 import {
   asMessageId,
   chatMessageSimpleSchema,
@@ -244,6 +245,20 @@ export function createMessageStore(db: CarrelDb, clock: Clock): DexieMessageStor
           asMessageId(sibling.id),
         );
         return { index: ids.indexOf(messageId), count: ids.length, ids };
+      }),
+
+    forkedParents: (sessionId) =>
+      guardStorage(db, async () => {
+        // The index's keys alone, [sessionId, parentId] per message: no row is read.
+        const keys = (await db.messages
+          .where('[sessionId+parentId]')
+          .between([sessionId, Dexie.minKey], [sessionId, Dexie.maxKey])
+          .keys()) as unknown as [string, string][];
+        const children = new Map<string, number>();
+        for (const [, parentId] of keys) children.set(parentId, (children.get(parentId) ?? 0) + 1);
+        return [...children]
+          .filter(([, count]) => count > 1)
+          .map(([parentId]) => (parentId === ROOT_PARENT_ID ? null : asMessageId(parentId)));
       }),
 
     switchBranch: (messageId) =>

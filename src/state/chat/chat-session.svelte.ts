@@ -86,6 +86,10 @@ export class ChatSessionState {
   /** Other tabs' runs are applied one event at a time, in the order they came. */
   private remoteQueue: Promise<void> = Promise.resolve();
   private remoteModels: Array<ModelRef | undefined> = [];
+  /** The session's forked parents as of one version of it (see `siblingsOf`). */
+  private forks: { sessionId: string; version: number; parents: Promise<ReadonlySet<string | null>> } | null = null;
+  /** The shown chain's messages by id, for the chain it was built from. */
+  private chainById: { chain: readonly ChatMessageSimple[]; byId: ReadonlyMap<string, ChatMessageSimple> } | null = null;
 
   constructor(private readonly deps: ChatSessionDeps) {}
 
@@ -586,9 +590,43 @@ export class ChatSessionState {
     await this.run({ text: question.text, models: [model], retryOf: question.id }, null);
   }
 
-  /** Where a message sits among its siblings (for the ‹ n/m › switcher). */
+  /**
+   * Where a message sits among its siblings (for the ‹ n/m › switcher). Every question and
+   * answer row asks as it is drawn; a message of the shown chain whose parent has one child
+   * is answered from the session's forks, read once per version of the session, so scrolling a
+   * long chat reads nothing per row.
+   */
   async siblingsOf(messageId: string): Promise<SiblingPosition> {
+    const session = this.session;
+    const message = this.shownMessage(messageId);
+    if (session !== null && message !== undefined && message.sessionId === session.id) {
+      const forked = await this.forkedParents(session).catch(() => null);
+      if (forked !== null && !forked.has(message.parentId))
+        return { index: 0, count: 1, ids: [message.id] };
+    }
     return this.stores.messages.siblings(messageId as MessageId);
+  }
+
+  private forkedParents(session: Session): Promise<ReadonlySet<string | null>> {
+    const known = this.forks;
+    if (known !== null && known.sessionId === session.id && known.version === session.version) return known.parents;
+    const parents = this.stores.messages
+      .forkedParents(session.id)
+      // eslint-disable-next-line svelte/prefer-svelte-reactivity -- a lookup, never rendered
+      .then((found): ReadonlySet<string | null> => new Set<string | null>(found));
+    this.forks = { sessionId: session.id, version: session.version, parents };
+    // A failed read is not kept: the next row asks again.
+    parents.catch(() => {
+      if (this.forks?.parents === parents) this.forks = null;
+    });
+    return parents;
+  }
+
+  private shownMessage(messageId: string): ChatMessageSimple | undefined {
+    if (this.chainById?.chain !== this.chain)
+      // eslint-disable-next-line svelte/prefer-svelte-reactivity -- a lookup, never rendered
+      this.chainById = { chain: this.chain, byId: new Map(this.chain.map((message) => [message.id, message])) };
+    return this.chainById.byId.get(messageId);
   }
 
   /** Shows the previous (-1) or next (+1) sibling branch of `messageId`. */

@@ -27,6 +27,7 @@ export function createTemporaryChatStores(agent: Pick<AgentClient, 'temporaryCha
       children: (sessionId, parentId) => agent.temporaryChat('children', [sessionId, parentId]),
       listStreaming: () => agent.temporaryChat('listStreaming', []),
       siblings: (id) => agent.temporaryChat('siblings', [id]),
+      forkedParents: (sessionId) => agent.temporaryChat('forkedParents', [sessionId]),
       switchBranch: (id) => agent.temporaryChat('switchBranch', [id]),
       deleteBranch: (id) => agent.temporaryChat('deleteBranch', [id]),
       loadVisibleChain: (sessionId) => agent.temporaryChat('loadVisibleChain', [sessionId]),

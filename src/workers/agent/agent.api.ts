@@ -65,6 +65,7 @@ export interface TemporaryChatCalls {
   children: MessageStore['children'];
   listStreaming: MessageStore['listStreaming'];
   siblings: MessageBranches['siblings'];
+  forkedParents: MessageBranches['forkedParents'];
   switchBranch: MessageBranches['switchBranch'];
   deleteBranch: MessageBranches['deleteBranch'];
   loadVisibleChain: MessageBranches['loadVisibleChain'];

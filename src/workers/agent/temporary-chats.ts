@@ -40,6 +40,7 @@ export function createTemporaryChats(deps: TemporaryChatsDeps): TemporaryChats {
     children: (sessionId, parentId) => messages.children(sessionId, parentId),
     listStreaming: () => messages.listStreaming(),
     siblings: (id) => messages.siblings(id),
+    forkedParents: (sessionId) => messages.forkedParents(sessionId),
     switchBranch: (id) => messages.switchBranch(id),
     deleteBranch: (id) => messages.deleteBranch(id),
     loadVisibleChain: (sessionId) => messages.loadVisibleChain(sessionId),

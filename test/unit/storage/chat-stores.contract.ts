@@ -188,6 +188,29 @@ export function describeChatStoresContract(name: string, open: OpenChatStores): 
       expect((await messages.children(asSessionId('s1'), null)).map((m) => m.id)).toEqual(['u1']);
     });
 
+    it('names the parents with more than one child, the root as null, in this session only', async () => {
+      const { sessions, messages } = await openWithSession();
+      await sessions.create(buildSession({ id: asSessionId('s2') }));
+      await messages.put(buildUserMessage('u1', null));
+      await messages.put(buildAssistantMessage('a1', 'u1', { createdAt: 20 }));
+      await messages.put(buildUserMessage('u2', 'a1', { createdAt: 30 }));
+      await messages.put(buildAssistantMessage('a2', 'u2', { createdAt: 40 }));
+      expect(await messages.forkedParents(asSessionId('s1'))).toEqual([]);
+      // A second first question, and a regenerated answer to u2.
+      await messages.put(buildUserMessage('u1b', null, { createdAt: 50 }));
+      await messages.put(buildAssistantMessage('a2b', 'u2', { createdAt: 60 }));
+      // Another session's fork is not this one's.
+      await messages.put(buildUserMessage('x1', null, { sessionId: asSessionId('s2') }));
+      await messages.put(buildAssistantMessage('x2', 'x1', { sessionId: asSessionId('s2') }));
+      await messages.put(buildAssistantMessage('x3', 'x1', { sessionId: asSessionId('s2') }));
+      expect([...(await messages.forkedParents(asSessionId('s1')))].sort()).toEqual(
+        [null, 'u2'].sort(),
+      );
+      expect(await messages.forkedParents(asSessionId('s2'))).toEqual(['x1']);
+      await messages.deleteBranch(asMessageId('a2b'));
+      expect(await messages.forkedParents(asSessionId('s1'))).toEqual([null]);
+    });
+
     it('switches to a branch by following the newest child down to a leaf', async () => {
       const { sessions, messages } = await openWithSession();
       await messages.put(buildUserMessage('u1', null));

@@ -121,6 +121,33 @@ describe('the chat after a saved turn', () => {
     expect({ index: position.index, count: position.count }).toEqual({ index: 1, count: 2 });
   });
 
+  it('answers every row’s branch switcher as storage does, reading the forks once per version', async () => {
+    const { agent, chat, messages, say } = await createChat();
+    await say('one');
+    await say('two');
+    await say('three');
+    agent.script(scripts.text('Another answer to two'));
+    await chat.regenerate(chat.chain[3]!.id, TEST_MODEL);
+    const truth = await Promise.all(chat.chain.map((message) => messages.siblings(message.id)));
+    const siblings = vi.spyOn(messages, 'siblings');
+    const forkedParents = vi.spyOn(messages, 'forkedParents');
+
+    const shown = await Promise.all(chat.chain.map((message) => chat.siblingsOf(message.id)));
+
+    expect(shown).toEqual(truth);
+    expect(shown.map((position) => position.count)).toEqual([1, 1, 1, 2]);
+    expect(forkedParents).toHaveBeenCalledTimes(1);
+    // Only the row with a sibling reads its siblings.
+    expect(siblings.mock.calls).toEqual([[chat.chain[3]!.id]]);
+
+    // A third answer is a new version of the session: the forks are read again.
+    agent.script(scripts.text('A third answer to two'));
+    await chat.regenerate(chat.chain[3]!.id, TEST_MODEL);
+    expect((await chat.siblingsOf(chat.chain[3]!.id)).count).toBe(3);
+    expect((await chat.siblingsOf(chat.chain[2]!.id)).count).toBe(1);
+    expect(forkedParents).toHaveBeenCalledTimes(2);
+  });
+
   it('shows an edited question as a new branch from the same parent', async () => {
     const { agent, chat, say, storedChain } = await createChat();
     await say('one');
