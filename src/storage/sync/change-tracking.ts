@@ -203,50 +203,6 @@ async function recordLocalChanges(
   await Promise.all(writes);
 }
 
-/** The keys a request touches and the rows they hold before it. */
-async function readBefore(
-  table: DBCoreTable,
-  req: DBCoreMutateRequest,
-): Promise<{ keys: unknown[]; before: unknown[] }> {
-  const extract = table.schema.primaryKey.extractKey;
-  switch (req.type) {
-    case 'deleteRange': {
-      if (extract !== null && extract !== undefined) {
-        // One read for keys and rows (every synced table keeps its key in the row).
-        const found = await table.query({
-          trans: req.trans,
-          values: true,
-          query: { index: table.schema.primaryKey, range: req.range },
-        });
-        const rows = found.result as unknown[];
-        return { keys: rows.map((row): unknown => extract(row)), before: rows };
-      }
-      const found = await table.query({
-        trans: req.trans,
-        values: false,
-        query: { index: table.schema.primaryKey, range: req.range },
-      });
-      const keys = found.result as unknown[];
-      return { keys, before: (await table.getMany({ trans: req.trans, keys })) as unknown[] };
-    }
-    case 'delete': {
-      const keys = req.keys as unknown[];
-      return { keys, before: (await table.getMany({ trans: req.trans, keys })) as unknown[] };
-    }
-    case 'add': {
-      // An add that succeeds found nothing there; one that fails is not recorded.
-      const keys =
-        (req.keys as unknown[] | undefined) ?? req.values.map((value): unknown => extract?.(value));
-      return { keys, before: keys.map(() => undefined) };
-    }
-    case 'put': {
-      const keys =
-        (req.keys as unknown[] | undefined) ?? req.values.map((value): unknown => extract?.(value));
-      return { keys, before: (await table.getMany({ trans: req.trans, keys })) as unknown[] };
-    }
-  }
-}
-
 /** The keys a request names without reading anything (all but a range delete). */
 function namedKeys(table: DBCoreTable, req: DBCoreMutateRequest): unknown[] | undefined {
   if (req.type === 'deleteRange') return undefined;
@@ -257,18 +213,51 @@ function namedKeys(table: DBCoreTable, req: DBCoreMutateRequest): unknown[] | un
   );
 }
 
-/** What a write changes, key by key; a key whose write failed (`failed`) changes nothing. */
+/** The keys a request touches and the rows they hold before it. */
+async function readBefore(
+  table: DBCoreTable,
+  req: DBCoreMutateRequest,
+  named: unknown[] | undefined,
+): Promise<{ keys: unknown[]; before: unknown[] }> {
+  if (named !== undefined) {
+    // An add that succeeds found nothing there; one that fails is not recorded.
+    if (req.type === 'add') return { keys: named, before: named.map(() => undefined) };
+    const before = (await table.getMany({ trans: req.trans, keys: named })) as unknown[];
+    return { keys: named, before };
+  }
+  if (req.type !== 'deleteRange') throw new Error(`A ${req.type} request names its keys.`);
+  const extract = table.schema.primaryKey.extractKey;
+  if (extract !== null && extract !== undefined) {
+    // One read for keys and rows (every synced table keeps its key in the row).
+    const found = await table.query({
+      trans: req.trans,
+      values: true,
+      query: { index: table.schema.primaryKey, range: req.range },
+    });
+    const rows = found.result as unknown[];
+    return { keys: rows.map((row): unknown => extract(row)), before: rows };
+  }
+  const found = await table.query({
+    trans: req.trans,
+    values: false,
+    query: { index: table.schema.primaryKey, range: req.range },
+  });
+  const keys = found.result as unknown[];
+  return { keys, before: (await table.getMany({ trans: req.trans, keys })) as unknown[] };
+}
+
+/** What a write changes, key by key; a key whose write failed changes nothing. */
 function collectChanges(
   req: DBCoreMutateRequest,
+  response: DBCoreMutateResponse,
   keys: readonly unknown[],
   before: readonly unknown[],
   records: readonly (SyncRecordRow | undefined)[],
-  failed: (index: number) => boolean,
 ): { changes: TrackedChange[]; existing: (SyncRecordRow | undefined)[] } {
   const changes: TrackedChange[] = [];
   const existing: (SyncRecordRow | undefined)[] = [];
   keys.forEach((key, index) => {
-    if (failed(index) || typeof key !== 'string') return;
+    if (response.failures[index] !== undefined || typeof key !== 'string') return;
     const after =
       req.type === 'add' || req.type === 'put' ? (req.values[index] as unknown) : undefined;
     const previous = before[index];
@@ -293,20 +282,14 @@ async function mutateTracked(
   // than one after the other, and the records and the clock are written together below.
   const named = namedKeys(table, req);
   const [{ keys, before }, namedRecords, stamped] = await Promise.all([
-    readBefore(table, req),
+    readBefore(table, req, named),
     named === undefined ? undefined : readRecords(core, req.trans, name, named),
     readTransactionStamp(core.table(SYNC_STATE_TABLE), req.trans, now),
   ]);
   const records = namedRecords ?? (await readRecords(core, req.trans, name, keys));
   // The records wait for the write's answer: a key whose write failed changes nothing.
   const response = await table.mutate(req);
-  const { changes, existing } = collectChanges(
-    req,
-    keys,
-    before,
-    records,
-    (index) => response.failures[index] !== undefined,
-  );
+  const { changes, existing } = collectChanges(req, response, keys, before, records);
   if (changes.length > 0)
     await recordLocalChanges(core, req.trans, name, changes, existing, stamped);
   return response;
