@@ -211,7 +211,8 @@ export interface FileSearchBlock {
   chunkIds: string[];
   locations: string[];
   keywords: {
-    terms: string[];
+    /** The block's distinct terms, each followed by a line feed (core/rag/bm25-index.ts). */
+    terms: string;
     textTermCount: number;
     /** The text field, then the title field. */
     fields: [SearchBlockField, SearchBlockField];
