@@ -229,8 +229,9 @@ export interface FileSearchBlock {
 
 export interface SearchBlockField {
   docStarts: Uint32Array;
-  termRefs: Uint32Array;
-  frequencies: Uint16Array;
+  /** The narrower types when the values allow them (core/rag/bm25-index.ts). */
+  termRefs: Uint16Array | Uint32Array;
+  frequencies: Uint8Array | Uint16Array;
   lengths: Uint16Array;
 }
 

@@ -41,8 +41,8 @@ function isFieldShaped(field: unknown): boolean {
   return (
     isRecord(field) &&
     field.docStarts instanceof Uint32Array &&
-    field.termRefs instanceof Uint32Array &&
-    field.frequencies instanceof Uint16Array &&
+    (field.termRefs instanceof Uint16Array || field.termRefs instanceof Uint32Array) &&
+    (field.frequencies instanceof Uint8Array || field.frequencies instanceof Uint16Array) &&
     field.lengths instanceof Uint16Array
   );
 }

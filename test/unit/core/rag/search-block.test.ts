@@ -208,4 +208,58 @@ describe('packed terms', () => {
       expect(retrieveFromBlocks(blocks, [query], null)).toEqual(expected);
     }
   });
+
+  it('take 16 bits a term reference while a file has at most 65,536 distinct terms, and 32 beyond, ranking alike', () => {
+    const chunksOf = (fileId: string, distinct: number): TextChunk[] =>
+      Array.from({ length: 4 }, (_, ordinal) => ({
+        id: `${fileId}#${ordinal}`,
+        fileId: asFileId(fileId),
+        projectId: PROJECT,
+        ordinal,
+        text: Array.from({ length: distinct / 4 }, (_, at) => `t${ordinal * (distinct / 4) + at}`).join(' '),
+        tokenCount: 1,
+        embedding: null,
+        embeddingModel: null,
+      }));
+    const chunks = [...chunksOf('f1', 65_532), ...chunksOf('f2', 70_000)];
+    const files = ['f1', 'f2'].map((id): BlockFile => ({ id: asFileId(id), projectId: PROJECT, name: id }));
+    const [narrow, wide] = buildStoredBlocks(files, chunks) as [FileSearchBlock, FileSearchBlock];
+    // 65,532 text terms and the title's "f1": the largest reference is 65,532.
+    expect(narrow.keywords.fields.map((field) => field.termRefs.constructor)).toEqual([Uint16Array, Uint16Array]);
+    expect(wide.keywords.fields.map((field) => field.termRefs.constructor)).toEqual([Uint32Array, Uint32Array]);
+    files.forEach((file, index) => expect(isSearchBlockUsable([narrow, wide][index] as FileSearchBlock, file)).toBe(true));
+    for (const query of ['t65531', 't69999 t3', 'f2 t7000']) {
+      const expected = retrieveFromChunks(chunks, [query], null);
+      expect(expected.length).toBeGreaterThan(0);
+      expect(retrieveFromBlocks([narrow, wide], [query], null)).toEqual(expected);
+    }
+  });
+
+  it('count in 8 bits while no term occurs more than 255 times in a chunk, and in 16 beyond, ranking alike', () => {
+    const chunk = (fileId: string, ordinal: number, text: string): TextChunk => ({
+      id: `${fileId}#${ordinal}`,
+      fileId: asFileId(fileId),
+      projectId: PROJECT,
+      ordinal,
+      text,
+      tokenCount: 1,
+      embedding: null,
+      embeddingModel: null,
+    });
+    const chunks = [
+      chunk('f1', 0, 'oven '.repeat(255) + 'bread'),
+      chunk('f1', 1, 'bread oven flour'),
+      chunk('f2', 0, 'oven '.repeat(256) + 'bread flour'),
+      chunk('f2', 1, 'flour '.repeat(40)),
+    ];
+    const files = ['f1', 'f2'].map((id): BlockFile => ({ id: asFileId(id), projectId: PROJECT, name: id }));
+    const [narrow, wide] = buildStoredBlocks(files, chunks) as [FileSearchBlock, FileSearchBlock];
+    expect(narrow.keywords.fields[0].frequencies).toBeInstanceOf(Uint8Array);
+    expect(wide.keywords.fields[0].frequencies).toBeInstanceOf(Uint16Array);
+    for (const query of ['oven', 'bread flour', 'oven flour f2']) {
+      const expected = retrieveFromChunks(chunks, [query], null);
+      expect(expected.length).toBeGreaterThan(0);
+      expect(retrieveFromBlocks([narrow, wide], [query], null)).toEqual(expected);
+    }
+  });
 });
