@@ -238,11 +238,9 @@ export function createKeywordIndexFromSegments(segments: readonly KeywordSegment
   };
 }
 
-/** The terms in order, packed as a segment holds them. */
+/** The terms in order, packed as a segment holds them (joined, so the string is flat). */
 function packTerms(terms: Iterable<string>): string {
-  let packed = '';
-  for (const term of terms) packed += term + TERM_END;
-  return packed;
+  return Array.from(terms, (term) => term + TERM_END).join('');
 }
 
 /** How many terms packed terms hold. */
