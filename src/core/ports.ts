@@ -211,7 +211,8 @@ export interface FileSearchBlock {
   chunkIds: string[];
   locations: string[];
   keywords: {
-    terms: string[];
+    /** The block's distinct terms, each followed by a line feed (core/rag/bm25-index.ts). */
+    terms: string;
     textTermCount: number;
     /** The text field, then the title field. */
     fields: [SearchBlockField, SearchBlockField];
@@ -228,8 +229,9 @@ export interface FileSearchBlock {
 
 export interface SearchBlockField {
   docStarts: Uint32Array;
-  termRefs: Uint32Array;
-  frequencies: Uint16Array;
+  /** The narrower types when the values allow them (core/rag/bm25-index.ts). */
+  termRefs: Uint16Array | Uint32Array;
+  frequencies: Uint8Array | Uint16Array;
   lengths: Uint16Array;
 }
 

@@ -11,7 +11,7 @@ import type { CarrelDb } from './db';
 import { guardStorage } from './guard';
 
 /**
- * The row's shape, checked by hand: zod would copy every term list and id list of a large
+ * The row's shape, checked by hand: zod would copy every id list of a large
  * project on each opening. Whether the arrays agree with each other is checked where they are
  * read (core/rag/search-block.ts).
  */
@@ -24,7 +24,7 @@ function isBlockShaped(value: unknown, fileId: string): value is FileSearchBlock
     isStringArray(value.chunkIds) &&
     isStringArray(value.locations) &&
     isRecord(keywords) &&
-    isStringArray(keywords.terms) &&
+    typeof keywords.terms === 'string' &&
     typeof keywords.textTermCount === 'number' &&
     Array.isArray(keywords.fields) &&
     keywords.fields.length === 2 &&
@@ -41,8 +41,8 @@ function isFieldShaped(field: unknown): boolean {
   return (
     isRecord(field) &&
     field.docStarts instanceof Uint32Array &&
-    field.termRefs instanceof Uint32Array &&
-    field.frequencies instanceof Uint16Array &&
+    (field.termRefs instanceof Uint16Array || field.termRefs instanceof Uint32Array) &&
+    (field.frequencies instanceof Uint8Array || field.frequencies instanceof Uint16Array) &&
     field.lengths instanceof Uint16Array
   );
 }

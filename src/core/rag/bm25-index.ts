@@ -89,24 +89,39 @@ interface Expansion {
  * it indexes without tokenizing again. Indexing segments in order ranks exactly as indexing their
  * documents in that order (`createKeywordIndex`).
  */
-/** Bump when tokenizing or counting changes: stored segments of another format are rebuilt. */
-export const KEYWORD_SEGMENT_FORMAT = 1;
+/**
+ * Bump when tokenizing, counting or the segment's layout changes: stored segments of another
+ * format are rebuilt. 2: the terms are one packed string.
+ */
+export const KEYWORD_SEGMENT_FORMAT = 2;
+
+/** Ends each term in a segment's packed terms: the tokenizer splits on it, so no term holds it. */
+export const TERM_END = '\n';
 
 export interface KeywordSegment {
   ids: string[];
-  /** The segment's terms: those of the text field in first-seen order, then those only in titles. */
-  terms: string[];
+  /**
+   * The segment's terms, each followed by TERM_END: those of the text field in first-seen order,
+   * then those only in titles. One string, so that storing and reading a segment copies one
+   * string instead of thousands, and joining segments makes no string per term.
+   */
+  terms: string;
   /** How many of `terms` occur in the text field (they come first). */
   textTermCount: number;
   /** The text field, then the title field. */
   fields: [SegmentField, SegmentField];
 }
 
-/** Document d's terms are `termRefs[docStarts[d]..docStarts[d + 1])` (indexes into `terms`). */
+/**
+ * Document d's terms are `termRefs[docStarts[d]..docStarts[d + 1])` (indexes into `terms`), and
+ * how often each occurs is `frequencies` at the same place. Each array takes the narrower type
+ * when its values allow it (16-bit references while the segment has at most 65,536 terms, 8-bit
+ * frequencies while none passes 255): a third of the bytes to store and to read back.
+ */
 export interface SegmentField {
   docStarts: Uint32Array;
-  termRefs: Uint32Array;
-  frequencies: Uint16Array;
+  termRefs: Uint16Array | Uint32Array;
+  frequencies: Uint8Array | Uint16Array;
   /** MiniSearch's field length: distinct raw tokens in the field. */
   lengths: Uint16Array;
 }
@@ -123,7 +138,7 @@ export function createKeywordSegment(documents: readonly KeywordDocument[]): Key
   const title = countField(documents, (document) => document.title, termRefs);
   return {
     ids: documents.map((document) => document.id),
-    terms: [...termRefs.keys()],
+    terms: packTerms(termRefs.keys()),
     textTermCount,
     fields: [text, title],
   };
@@ -135,30 +150,34 @@ export function createKeywordIndexFromSegments(segments: readonly KeywordSegment
   const documentCount = ids.length;
   // Term ids in the order indexing the documents one by one would give them: every text
   // field's terms first, then terms seen only in titles (the dictionary's order follows it).
-  const termIds = new Map<string, number>();
-  const localToGlobal = segments.map((segment) => new Int32Array(segment.terms.length));
-  for (const isTextPass of [true, false]) {
-    segments.forEach((segment, index) => {
-      const map = localToGlobal[index] as Int32Array;
-      const [from, to] = isTextPass
-        ? [0, segment.textTermCount]
-        : [segment.textTermCount, segment.terms.length];
-      for (let ref = from; ref < to; ref++) {
-        const term = segment.terms[ref] as string;
-        let termId = termIds.get(term);
-        if (termId === undefined) {
-          termId = termIds.size;
-          termIds.set(term, termId);
-        }
-        map[ref] = termId;
-      }
-    });
-  }
-  const fields = [0, 1].map((field) =>
-    mergeFieldPostings(segments, field, localToGlobal, termIds.size, field === 0 ? 1 : TITLE_BOOST),
+  const interner = createTermInterner();
+  const localToGlobal = segments.map((segment) => new Int32Array(countTerms(segment.terms)));
+  // Where each segment's title-only terms begin in its packed terms.
+  const titleStarts = segments.map((segment, index) =>
+    interner.internRun(
+      segment.terms,
+      0,
+      0,
+      segment.textTermCount,
+      localToGlobal[index] as Int32Array,
+    ),
   );
-  // Ids were given in order of first sight, so the keys are in id order.
-  const dictionary = createTermDictionary([...termIds.keys()]);
+  segments.forEach((segment, index) => {
+    const map = localToGlobal[index] as Int32Array;
+    interner.internRun(
+      segment.terms,
+      titleStarts[index] as number,
+      segment.textTermCount,
+      map.length,
+      map,
+    );
+  });
+  const termCount = interner.terms.length;
+  const fields = [0, 1].map((field) =>
+    mergeFieldPostings(segments, field, localToGlobal, termCount, field === 0 ? 1 : TITLE_BOOST),
+  );
+  // Ids were given in order of first sight, so the list is in id order.
+  const dictionary = createTermDictionary(interner.terms);
   const pass = createScoringPass(documentCount);
 
   function expand(term: string): Expansion[] {
@@ -219,6 +238,109 @@ export function createKeywordIndexFromSegments(segments: readonly KeywordSegment
   };
 }
 
+/** The terms in order, packed as a segment holds them (joined, so the string is flat). */
+function packTerms(terms: Iterable<string>): string {
+  return Array.from(terms, (term) => term + TERM_END).join('');
+}
+
+/** How many terms packed terms hold. */
+export function countTerms(packed: string): number {
+  let count = 0;
+  for (let at = packed.indexOf(TERM_END); at !== -1; at = packed.indexOf(TERM_END, at + 1)) count++;
+  return count;
+}
+
+/**
+ * Numbers distinct terms in first-seen order, reading them straight from segments' packed terms:
+ * an open-addressing table keyed by a hash of each term's code units, computed in the same pass
+ * that finds where the term ends. The millions of terms a large project's segments hold make no
+ * string each; only a term seen for the first time is copied out.
+ */
+interface TermInterner {
+  /** The distinct terms so far; a term's id is its position. */
+  readonly terms: string[];
+  /**
+   * Gives the segment's terms `from..to`, which start at position `start` of its packed terms,
+   * their ids in `map`; returns the position just past the last of them.
+   */
+  internRun(packed: string, start: number, from: number, to: number, map: Int32Array): number;
+}
+
+const EMPTY_SLOT = -1;
+const TERM_END_UNIT = TERM_END.charCodeAt(0);
+const FNV_OFFSET = 0x811c9dc5 | 0;
+const FNV_PRIME = 0x01000193;
+
+function createTermInterner(): TermInterner {
+  const terms: string[] = [];
+  // `hashes[id]` is term id's hash; both arrays grow together, so ids always fit.
+  let hashes = new Int32Array(2_048);
+  let slots = new Int32Array(2_048).fill(EMPTY_SLOT);
+  let mask = slots.length - 1;
+
+  function grow(): void {
+    const larger = new Int32Array(slots.length * 2).fill(EMPTY_SLOT);
+    const largerMask = larger.length - 1;
+    for (let id = 0; id < terms.length; id++) {
+      let slot = (hashes[id] as number) & largerMask;
+      while (larger[slot] !== EMPTY_SLOT) slot = (slot + 1) & largerMask;
+      larger[slot] = id;
+    }
+    slots = larger;
+    mask = largerMask;
+    const moreHashes = new Int32Array(larger.length);
+    moreHashes.set(hashes);
+    hashes = moreHashes;
+  }
+
+  /** The id of `packed[start..end)`, whose hash is `hash`; new if it was not seen before. */
+  function intern(packed: string, start: number, end: number, hash: number): number {
+    const length = end - start;
+    let slot = hash & mask;
+    for (;;) {
+      const id = slots[slot] as number;
+      if (id === EMPTY_SLOT) break;
+      const term = terms[id] as string;
+      if (hashes[id] === hash && term.length === length) {
+        let same = 0;
+        while (same < length && term.charCodeAt(same) === packed.charCodeAt(start + same)) same++;
+        if (same === length) return id;
+      }
+      slot = (slot + 1) & mask;
+    }
+    const id = terms.length;
+    terms.push(packed.slice(start, end));
+    slots[slot] = id;
+    hashes[id] = hash;
+    // At most half full, so probes stay short and an empty slot always ends them.
+    if (terms.length * 2 > slots.length) grow();
+    return id;
+  }
+
+  return {
+    terms,
+    internRun(packed, start, from, to, map) {
+      let ref = from;
+      let termStart = start;
+      // FNV-1a over the term's UTF-16 code units.
+      let hash = FNV_OFFSET;
+      for (let at = start; ref < to; at++) {
+        if (at >= packed.length)
+          throw new Error('Keyword index: a segment holds fewer terms than it counts');
+        const unit = packed.charCodeAt(at);
+        if (unit !== TERM_END_UNIT) {
+          hash = Math.imul(hash ^ unit, FNV_PRIME);
+          continue;
+        }
+        map[ref++] = intern(packed, termStart, at, hash);
+        termStart = at + 1;
+        hash = FNV_OFFSET;
+      }
+      return termStart;
+    },
+  };
+}
+
 /** One field's term counts per document, in the segment's own term numbering. */
 function countField(
   documents: readonly KeywordDocument[],
@@ -229,6 +351,7 @@ function countField(
   const lengths = new Uint16Array(documents.length);
   const refs: number[] = [];
   const counts: number[] = [];
+  let mostCount = 0;
   const frequencies = new Map<number, number>();
   documents.forEach((document, doc) => {
     const tokens = tokenize(valueOf(document));
@@ -246,14 +369,16 @@ function countField(
     }
     for (const [ref, frequency] of frequencies) {
       refs.push(ref);
-      counts.push(Math.min(frequency, 0xffff));
+      const count = Math.min(frequency, 0xffff);
+      counts.push(count);
+      if (count > mostCount) mostCount = count;
     }
     docStarts[doc + 1] = refs.length;
   });
   return {
     docStarts,
-    termRefs: Uint32Array.from(refs),
-    frequencies: Uint16Array.from(counts),
+    termRefs: termRefs.size <= 0x10000 ? Uint16Array.from(refs) : Uint32Array.from(refs),
+    frequencies: mostCount <= 0xff ? Uint8Array.from(counts) : Uint16Array.from(counts),
     lengths,
   };
 }

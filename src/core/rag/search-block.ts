@@ -8,9 +8,11 @@
 import type { FileId } from '../model';
 import type { FileSearchBlock, SearchBlockField, TextChunk } from '../ports';
 import {
+  countTerms,
   createKeywordIndexFromSegments,
   createKeywordSegment,
   KEYWORD_SEGMENT_FORMAT,
+  TERM_END,
   type KeywordSegment,
 } from './bm25-index';
 import { createHybridRetrieverOver, type HybridRetriever } from './retrieve';
@@ -40,7 +42,10 @@ export interface BlockFile {
 }
 
 /** The file's block from its chunks, which are taken in ordinal order. */
-export function buildFileSearchBlock(file: BlockFile, chunks: readonly TextChunk[]): FileSearchBlock {
+export function buildFileSearchBlock(
+  file: BlockFile,
+  chunks: readonly TextChunk[],
+): FileSearchBlock {
   const ordered = [...chunks].sort((a, b) => a.ordinal - b.ordinal);
   const segment = createKeywordSegment(
     ordered.map((chunk) => ({ id: chunk.id, text: chunk.text, title: file.name })),
@@ -71,7 +76,11 @@ export function buildFileSearchBlock(file: BlockFile, chunks: readonly TextChunk
     title: file.name,
     chunkIds: segment.ids,
     locations: ordered.map((chunk) => chunk.location ?? ''),
-    keywords: { terms: segment.terms, textTermCount: segment.textTermCount, fields: segment.fields },
+    keywords: {
+      terms: segment.terms,
+      textTermCount: segment.textTermCount,
+      fields: segment.fields,
+    },
     vectors: { models, rowModels, offsets, values },
   };
 }
@@ -85,9 +94,11 @@ export function isSearchBlockUsable(block: FileSearchBlock, file: BlockFile): bo
     return false;
   const rows = block.chunkIds.length;
   const { terms, textTermCount, fields } = block.keywords;
-  if (block.locations.length !== rows || textTermCount > terms.length) return false;
+  if (block.locations.length !== rows || !isPackedTermsUsable(terms)) return false;
+  const termCount = countTerms(terms);
+  if (textTermCount > termCount) return false;
   const [text, title] = fields;
-  if (!isFieldUsable(text, rows, textTermCount) || !isFieldUsable(title, rows, terms.length))
+  if (!isFieldUsable(text, rows, textTermCount) || !isFieldUsable(title, rows, termCount))
     return false;
   const { models, rowModels, offsets, values } = block.vectors;
   if (rowModels.length !== rows || !isRunOfStarts(offsets, rows, values.length)) return false;
@@ -97,6 +108,16 @@ export function isSearchBlockUsable(block: FileSearchBlock, file: BlockFile): bo
     if (model === NO_VECTOR && offsets[row] !== offsets[row + 1]) return false;
   }
   return true;
+}
+
+/** Every term ends in TERM_END and none is empty. */
+function isPackedTermsUsable(terms: string): boolean {
+  return (
+    terms === '' ||
+    (terms.endsWith(TERM_END) &&
+      !terms.startsWith(TERM_END) &&
+      !terms.includes(TERM_END + TERM_END))
+  );
 }
 
 function isFieldUsable(field: SearchBlockField, rows: number, termCount: number): boolean {

@@ -1,6 +1,7 @@
 import { asFileId, asProjectId, type Project } from '../../../src/core/model';
 import type { Embedder, StoredFile } from '../../../src/core/ports';
 import {
+  countTerms,
   createHybridRetriever,
   createRetrieverFromBlocks,
   isSearchBlockUsable,
@@ -243,7 +244,7 @@ async function measureOpenPhases(name: string): Promise<OpenPhases> {
     readBlocksMs: t2 - t1,
     checkBlocksMs: t3 - t2,
     joinMs: t4 - t3,
-    termsStored: blocks.reduce((total, block) => total + block.keywords.terms.length, 0),
+    termsStored: blocks.reduce((total, { keywords: { terms } }) => total + countTerms(terms), 0),
   };
 }
 

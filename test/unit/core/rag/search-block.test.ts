@@ -4,7 +4,10 @@ import { asFileId, asProjectId } from '../../../../src/core/model';
 import type { FileSearchBlock, TextChunk } from '../../../../src/core/ports';
 import {
   buildFileSearchBlock,
+  countTerms,
   createHybridRetriever,
+  createKeywordSegment,
+  normalizeTerm,
   createRetrieverFromBlocks,
   isSearchBlockUsable,
   SEARCH_BLOCK_FORMAT,
@@ -123,6 +126,11 @@ describe('file search blocks', () => {
       ['a lost location', (block) => block.locations.pop()],
       ['a term beyond the dictionary', (block) => block.keywords.fields[0].termRefs.fill(block.keywords.terms.length, 0, 1)],
       ['a title term counted as text', (block) => (block.keywords.textTermCount = 0)],
+      ['more text terms than the packed terms hold', (block) => (block.keywords.textTermCount = countTerms(block.keywords.terms) + 1)],
+      ['the last term not ended', (block) => (block.keywords.terms = block.keywords.terms.slice(0, -1))],
+      ['an empty term', (block) => (block.keywords.terms = `${block.keywords.terms}\n`)],
+      ['an empty first term', (block) => (block.keywords.terms = `\n${block.keywords.terms}`)],
+      ['a term lost', (block) => (block.keywords.terms = block.keywords.terms.slice(block.keywords.terms.indexOf('\n') + 1))],
       ['cut postings', (block) => (block.keywords.fields[1].frequencies = block.keywords.fields[1].frequencies.subarray(1))],
       ['starts out of order', (block) => block.keywords.fields[0].docStarts.reverse()],
       ['a vector cut short', (block) => (block.vectors.values = block.vectors.values.subarray(1))],
@@ -144,5 +152,114 @@ describe('file search blocks', () => {
     const none = createRetrieverFromBlocks(buildStoredBlocks(files, bare), MODEL);
     expect(none).toMatchObject({ hasAnyVector: false, chunkCount: chunks.length });
     expect(none.retriever.hasVectors).toBe(false);
+  });
+});
+
+describe('packed terms', () => {
+  const tokenize = (text: string) => text.split(/[\s\p{P}]+/u).filter((token) => token.length > 0);
+  // Words of any letters, astral ones and accents too, so hashing sees every kind of code unit.
+  const word = fc.stringMatching(/^[a-zà-ÿα-ω\u{1F600}-\u{1F60F}]{1,8}$/u);
+
+  it('hold every distinct term once, text terms in first-seen order and then those only in titles', () => {
+    const documents = fc.array(fc.record({ text: fc.array(word, { maxLength: 10 }), title: fc.array(word, { maxLength: 3 }) }), { minLength: 1, maxLength: 12 });
+    fc.assert(
+      fc.property(documents, (generated) => {
+        const segment = createKeywordSegment(
+          generated.map((document, index) => ({ id: `d${index}`, text: document.text.join(' '), title: document.title.join(' ') })),
+        );
+        const distinct = (texts: string[]) => texts.flatMap(tokenize).flatMap((token) => normalizeTerm(token) ?? []);
+        const textTerms = [...new Set(distinct(generated.map((document) => document.text.join(' '))))];
+        const titleTerms = [...new Set(distinct(generated.map((document) => document.title.join(' '))))].filter(
+          (term) => !textTerms.includes(term),
+        );
+        const unpacked = segment.terms.split('\n');
+        expect(unpacked.pop()).toBe('');
+        expect(unpacked).toEqual([...textTerms, ...titleTerms]);
+        expect(segment.textTermCount).toBe(textTerms.length);
+        expect(countTerms(segment.terms)).toBe(unpacked.length);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('survive a stored round trip, and the blocks rank as the chunks do over many distinct terms', () => {
+    // Enough distinct terms, spread over files that share some, for the term table to grow.
+    const wordAt = (index: number) => `w${(index * 7_919) % 6_000}x${index % 13}`;
+    const chunks = Array.from({ length: 300 }, (_, index): TextChunk => ({
+      id: `c${index}`,
+      fileId: asFileId(`f${String(index % 7).padStart(2, '0')}`),
+      projectId: PROJECT,
+      ordinal: index,
+      text: Array.from({ length: 40 }, (_, at) => wordAt(index * 40 + at)).join(' '),
+      tokenCount: 1,
+      embedding: null,
+      embeddingModel: null,
+    })).sort((a, b) => (a.fileId < b.fileId ? -1 : a.fileId > b.fileId ? 1 : a.ordinal - b.ordinal));
+    const files = [...new Set(chunks.map((chunk) => chunk.fileId))].map((id): BlockFile => ({ id, projectId: PROJECT, name: id }));
+    const blocks = buildStoredBlocks(files, chunks);
+    blocks.forEach((block, index) => {
+      expect(isSearchBlockUsable(block, files[index] as BlockFile)).toBe(true);
+      const built = buildFileSearchBlock(files[index] as BlockFile, chunks.filter((chunk) => chunk.fileId === block.fileId));
+      expect(block.keywords).toEqual(built.keywords);
+    });
+    for (const query of [wordAt(5), `${wordAt(17)} ${wordAt(4_000)}`, 'w123', wordAt(11_999)]) {
+      const expected = retrieveFromChunks(chunks, [query], null);
+      expect(expected.length).toBeGreaterThan(0);
+      expect(retrieveFromBlocks(blocks, [query], null)).toEqual(expected);
+    }
+  });
+
+  it('take 16 bits a term reference while a file has at most 65,536 distinct terms, and 32 beyond, ranking alike', () => {
+    const chunksOf = (fileId: string, distinct: number): TextChunk[] =>
+      Array.from({ length: 4 }, (_, ordinal) => ({
+        id: `${fileId}#${ordinal}`,
+        fileId: asFileId(fileId),
+        projectId: PROJECT,
+        ordinal,
+        text: Array.from({ length: distinct / 4 }, (_, at) => `t${ordinal * (distinct / 4) + at}`).join(' '),
+        tokenCount: 1,
+        embedding: null,
+        embeddingModel: null,
+      }));
+    const chunks = [...chunksOf('f1', 65_532), ...chunksOf('f2', 70_000)];
+    const files = ['f1', 'f2'].map((id): BlockFile => ({ id: asFileId(id), projectId: PROJECT, name: id }));
+    const [narrow, wide] = buildStoredBlocks(files, chunks) as [FileSearchBlock, FileSearchBlock];
+    // 65,532 text terms and the title's "f1": the largest reference is 65,532.
+    expect(narrow.keywords.fields.map((field) => field.termRefs.constructor)).toEqual([Uint16Array, Uint16Array]);
+    expect(wide.keywords.fields.map((field) => field.termRefs.constructor)).toEqual([Uint32Array, Uint32Array]);
+    files.forEach((file, index) => expect(isSearchBlockUsable([narrow, wide][index] as FileSearchBlock, file)).toBe(true));
+    for (const query of ['t65531', 't69999 t3', 'f2 t7000']) {
+      const expected = retrieveFromChunks(chunks, [query], null);
+      expect(expected.length).toBeGreaterThan(0);
+      expect(retrieveFromBlocks([narrow, wide], [query], null)).toEqual(expected);
+    }
+  });
+
+  it('count in 8 bits while no term occurs more than 255 times in a chunk, and in 16 beyond, ranking alike', () => {
+    const chunk = (fileId: string, ordinal: number, text: string): TextChunk => ({
+      id: `${fileId}#${ordinal}`,
+      fileId: asFileId(fileId),
+      projectId: PROJECT,
+      ordinal,
+      text,
+      tokenCount: 1,
+      embedding: null,
+      embeddingModel: null,
+    });
+    const chunks = [
+      chunk('f1', 0, 'oven '.repeat(255) + 'bread'),
+      chunk('f1', 1, 'bread oven flour'),
+      chunk('f2', 0, 'oven '.repeat(256) + 'bread flour'),
+      chunk('f2', 1, 'flour '.repeat(40)),
+    ];
+    const files = ['f1', 'f2'].map((id): BlockFile => ({ id: asFileId(id), projectId: PROJECT, name: id }));
+    const [narrow, wide] = buildStoredBlocks(files, chunks) as [FileSearchBlock, FileSearchBlock];
+    expect(narrow.keywords.fields[0].frequencies).toBeInstanceOf(Uint8Array);
+    expect(wide.keywords.fields[0].frequencies).toBeInstanceOf(Uint16Array);
+    for (const query of ['oven', 'bread flour', 'oven flour f2']) {
+      const expected = retrieveFromChunks(chunks, [query], null);
+      expect(expected.length).toBeGreaterThan(0);
+      expect(retrieveFromBlocks([narrow, wide], [query], null)).toEqual(expected);
+    }
   });
 });

@@ -130,6 +130,19 @@ async function searchAll(search: ReturnType<typeof createProjectSearch>) {
   return results;
 }
 
+/**
+ * A reopened project answers as `first` did, reading the chunks of each of its three files once
+ * to rebuild their blocks; stored again, the next opening reads no chunk.
+ */
+async function expectRebuiltOnce(stores: Stores, first: Awaited<ReturnType<typeof searchAll>>) {
+  const reopened = reopen(stores);
+  expect(await searchAll(reopened.search)).toEqual(first);
+  expect(reopened.reads.fileChunks).toBe(3);
+  const again = reopen(stores);
+  expect(await searchAll(again.search)).toEqual(first);
+  expect(again.reads.fileChunks).toBe(0);
+}
+
 describe('stored search blocks', () => {
   it('let a reopened project answer from the stored blocks, reading no chunk, exactly as before', async () => {
     const { stores, search } = await createWatchedSearch();
@@ -151,13 +164,26 @@ describe('stored search blocks', () => {
       if (row.block !== null) row.block.keywords.fields[0].termRefs = new Uint32Array([9_999_999]);
     });
     await stores.db.searchBlocks.delete(missing);
-    const reopened = reopen(stores);
-    expect(await searchAll(reopened.search)).toEqual(first);
-    expect(reopened.reads.fileChunks).toBe(3);
-    // Rebuilt once, stored again: the next opening reads no chunk.
-    const again = reopen(stores);
-    expect(await searchAll(again.search)).toEqual(first);
-    expect(again.reads.fileChunks).toBe(0);
+    await expectRebuiltOnce(stores, first);
+  });
+
+  it('rebuild a block stored with its terms as a list (the layout before packed terms) or with packed terms that do not read', async () => {
+    const { stores, search, fileIds } = await createWatchedSearch();
+    const first = await searchAll(search);
+    const [listed, unended, emptied] = fileIds as [FileId, FileId, FileId];
+    await stores.db.searchBlocks.where('fileId').equals(listed).modify((row) => {
+      if (row.block === null) return;
+      const { terms } = row.block.keywords;
+      row.block.keywords.terms = terms.split('\n').slice(0, -1) as never;
+      row.block.format -= 1;
+    });
+    await stores.db.searchBlocks.where('fileId').equals(unended).modify((row) => {
+      if (row.block !== null) row.block.keywords.terms = row.block.keywords.terms.slice(0, -1);
+    });
+    await stores.db.searchBlocks.where('fileId').equals(emptied).modify((row) => {
+      if (row.block !== null) row.block.keywords.terms = `\n${row.block.keywords.terms}`;
+    });
+    await expectRebuiltOnce(stores, first);
   });
 
   it('rebuild a block whose row does not read at all', async () => {
