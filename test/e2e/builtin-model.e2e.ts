@@ -13,6 +13,10 @@ import { waitForServiceWorker } from './support/service-worker';
  * answers "Hello from the tiny built-in model. " over and over and never ends on its own, so an
  * answer that ends early was ended by Stop.
  */
+// Each test downloads the model and generates with it in WebAssembly: on a loaded two-core
+// machine the first answer alone has taken 17 s.
+test.describe.configure({ timeout: 120_000 });
+
 const TINY_CHAT = 'carrel/tiny-chat';
 const FIXTURE_MODELS = path.join(process.cwd(), 'test/fixtures/models');
 /** Where transformers.js looks for model files, and where the download puts them. */
