@@ -55,7 +55,7 @@ test.describe('project files', () => {
     const row = (name: string) => project.uploads().filter({ hasText: name });
 
     // The small files are done while the large one, before them, is still being read.
-    await expect(row('coffee.md')).toHaveAttribute('data-status', 'done', { timeout: 10_000 });
+    await expect(row('coffee.md')).toHaveAttribute('data-status', 'done', { timeout: 30_000 });
     await expect(row('notepad.txt')).toHaveAttribute('data-status', 'done');
     await expect(row('large.csv')).toHaveAttribute('data-status', 'working');
     await expect(row('large.csv').getByRole('progressbar')).toBeVisible();
@@ -86,7 +86,7 @@ test.describe('project files', () => {
     await expect(embedding.status()).toContainText(
       'could not be downloaded: the network could not be reached',
       {
-        timeout: 10_000,
+        timeout: 30_000,
       },
     );
     await expect(embedding.status()).toContainText(
@@ -100,7 +100,7 @@ test.describe('project files', () => {
     await project.create('Offline');
     await project.upload([COFFEE]);
     const note = page.getByTestId('embedding-note');
-    await expect(note).toContainText('could not be downloaded', { timeout: 10_000 });
+    await expect(note).toContainText('could not be downloaded', { timeout: 30_000 });
     await note.getByRole('link', { name: 'Open the embedding settings' }).click();
     await expect(page).toHaveURL(/#\/settings\/embeddings$/);
     await expect(page.getByRole('heading', { name: 'Embeddings' })).toBeInViewport();

@@ -109,7 +109,7 @@ test.describe('a first chat', () => {
     await project.setInstructions('Write for a thesis committee.');
     await project.startChat();
     await page.getByLabel('Attach files to the message').setInputFiles({ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('The kettle is on.') });
-    await expect(page.getByTestId('attachment-chip')).toHaveAttribute('data-status', 'ready', { timeout: 10_000 });
+    await expect(page.getByTestId('attachment-chip')).toHaveAttribute('data-status', 'ready', { timeout: 30_000 });
     await page.getByLabel('Message', { exact: true }).fill('Summarise my notes.');
     await new ShellPage(page).openPanel();
     const inspector = new InspectorPage(page);
@@ -181,7 +181,7 @@ for (const size of WIDTHS) {
     const name = 'quarterly-report-for-the-whole-team-2026\u202Efdp.txt';
     await page.getByLabel('Attach files to the message').setInputFiles({ name, mimeType: 'text/plain', buffer: Buffer.from('The kettle is on.') });
     // The first file starts the ingest worker.
-    await expect(page.getByTestId('attachment-chip')).toHaveAttribute('data-status', 'ready', { timeout: 10_000 });
+    await expect(page.getByTestId('attachment-chip')).toHaveAttribute('data-status', 'ready', { timeout: 30_000 });
     await chat.send('What does the file say?');
     await expect(chat.lastAnswer()).toHaveAttribute('data-status', 'complete');
 
@@ -234,7 +234,7 @@ test.describe('an existing chat shows its context figure at once on desktop', ()
         previous = current;
         current = (await figure.textContent()) ?? '';
         return figures.test(current) && current === previous;
-      }, { intervals: [300], timeout: 10_000 })
+      }, { intervals: [300], timeout: 30_000 })
       .toBe(true);
     return { url: page.url(), figure: current };
   }

@@ -346,7 +346,7 @@ test.describe('installable app', () => {
       await project.searchFiles('espresso shot', { timeout: 30_000 });
       await expect(async () => {
         await project.searchBox().press('Enter');
-        await expect(project.searchRetrieval()).toHaveAttribute('data-mode', 'hybrid', { timeout: 10_000 });
+        await expect(project.searchRetrieval()).toHaveAttribute('data-mode', 'hybrid', { timeout: 30_000 });
       }).toPass({ timeout: 60_000 });
 
       await context.setOffline(true);
@@ -423,7 +423,7 @@ test.describe('installable app', () => {
     expect(await hasMarker()).toBe(true);
 
     await chat.stop();
-    await expect.poll(hasMarker, { timeout: 10_000 }).toBe(false);
+    await expect.poll(hasMarker, { timeout: 30_000 }).toBe(false);
     await expect(chat.lastAnswer()).toHaveAttribute('data-status', 'stopped');
     // The accepted version took over. (The reloaded app registers `/sw.js` again, which this
     // simulation counts as yet another version, so only the active worker is checked.)

@@ -39,7 +39,7 @@ test.describe('two tabs on one chat', () => {
       .getByLabel('Attach files to the message')
       .setInputFiles([{ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('Tide tables for the harbour.') }]);
     const chip = other.page.getByTestId('attachment-chip');
-    await expect(chip).toHaveAttribute('data-status', 'ready', { timeout: 10_000 });
+    await expect(chip).toHaveAttribute('data-status', 'ready', { timeout: 30_000 });
     await other.send('second question');
 
     await expect(other.page.getByTestId('chat-error')).toContainText('This chat is answering in another tab.');

@@ -88,9 +88,9 @@ test.describe('API key hygiene', () => {
     const inspector = new InspectorPage(page);
     await new ShellPage(page).openPanel();
     await inspector.show('Last request');
-    await expect(inspector.messages().first()).toBeVisible({ timeout: 10_000 });
+    await expect(inspector.messages().first()).toBeVisible({ timeout: 30_000 });
     await inspector.show('Next request');
-    await expect(inspector.messages().first()).toBeVisible({ timeout: 10_000 });
+    await expect(inspector.messages().first()).toBeVisible({ timeout: 30_000 });
     const inspectorText = await inspector.root.innerText();
 
     expect(await placesWithKey({ inspector: inspectorText }), 'places holding the API key').toEqual([]);
