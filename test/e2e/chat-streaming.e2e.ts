@@ -92,7 +92,7 @@ test.describe('one chat, end to end', () => {
     expect(llm.openStreams()).toBe(1);
 
     await chat.stop();
-    await llm.waitForClosed(5_000);
+    await llm.waitForClosed();
     expect(llm.openStreams()).toBe(0);
 
     await expect(chat.lastAnswer()).toHaveAttribute('data-status', 'stopped');

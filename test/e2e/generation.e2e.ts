@@ -74,7 +74,8 @@ test("a chat's own generation settings go over its agent's, stay with the chat, 
 
   llm.clearRequests();
   await chat.send('Second question');
-  await expect(chat.lastAnswer()).toContainText('An answer.');
+  await expect(chat.answers()).toHaveCount(2);
+  await expect(chat.lastAnswer()).toHaveAttribute('data-status', 'complete');
   const second = (await llm.waitForRequest()).body as AnthropicBody;
   expect(second.temperature).toBe(0.9);
   expect(second.max_tokens).toBe(500);
@@ -87,6 +88,7 @@ test("a chat's own generation settings go over its agent's, stay with the chat, 
   await expect(page.getByRole('button', { name: 'Generation settings', exact: true })).toBeVisible();
   llm.clearRequests();
   await chat.send('Third question');
+  await expect(chat.answers()).toHaveCount(3);
   await expect(chat.lastAnswer()).toHaveAttribute('data-status', 'complete');
   expect((await llm.waitForRequest()).body).not.toHaveProperty('temperature');
 });

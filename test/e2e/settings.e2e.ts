@@ -1,5 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import { expect, test } from './fixtures';
+import { readStoredSetting } from './support/stored-text';
 
 const API_KEY = 'sk-e2e-settings-key';
 const SCREENSHOT_DIR = 'test-results/screenshots';
@@ -54,6 +55,8 @@ test.describe('Settings', () => {
   test('a new chat starts with the default model chosen in Settings', async ({ page, settings, chat, llm }) => {
     await settings.addProvider({ kind: 'openai', name: 'Second mock', baseUrl: `${llm.url}/v1`, apiKey: API_KEY, model: 'gpt-4.1-mini' });
     await page.getByLabel('Default model for new chats').selectOption({ label: 'gpt-4.1-mini · Second mock' });
+    // Stored before the reload: a reload in the same moment would cut the write off.
+    await expect.poll(() => readStoredSetting(page, 'defaultModel')).toMatchObject({ modelId: 'gpt-4.1-mini' });
     await page.reload();
     await expect(page.getByLabel('Default model for new chats')).toHaveValue(/gpt-4\.1-mini/);
 

@@ -144,9 +144,15 @@ async function readChats(device: Device): Promise<{ questions: string[]; answers
   const rows = device.page.getByTestId('session-row');
   const chats: { questions: string[]; answers: string[] }[] = [];
   for (let index = 0; index < (await rows.count()); index++) {
+    // From an empty new chat, so no message of the chat read before can be counted as this one's.
+    await device.page.goto('/#/');
+    await expect(device.chat.userMessages()).toHaveCount(0);
     await rows.nth(index).getByRole('link').first().click();
     await expect(device.chat.userMessages().first()).toBeVisible();
-    await expect(device.chat.answers()).toHaveCount(await device.chat.userMessages().count());
+    // Every question has its answer here: one answer per question once the chat is drawn.
+    await expect
+      .poll(async () => (await device.chat.answers().count()) - (await device.chat.userMessages().count()))
+      .toBe(0);
     chats.push({
       questions: await device.chat.userMessages().allInnerTexts(),
       answers: await device.chat.answers().allInnerTexts(),

@@ -97,3 +97,27 @@ export function readStoredText(
 export function placesHolding(places: Record<string, string>, secret: string): string[] {
   return Object.entries(places).flatMap(([place, text]) => (text.includes(secret) ? [place] : []));
 }
+
+/**
+ * The value the app keeps under `key` in its settings table, read with raw IndexedDB calls (no
+ * app code): lets a test wait until a choice is stored before it reloads the page.
+ */
+export function readStoredSetting(page: Page, key: string): Promise<unknown> {
+  return page.evaluate(
+    (key) =>
+      new Promise<unknown>((resolve, reject) => {
+        const open = indexedDB.open('carrel');
+        open.onerror = () => reject(open.error ?? new Error('The app database did not open.'));
+        open.onsuccess = () => {
+          const database = open.result;
+          const request = database.transaction('settings', 'readonly').objectStore('settings').get(key);
+          request.onerror = () => reject(request.error ?? new Error(`The setting "${key}" could not be read.`));
+          request.onsuccess = () => {
+            database.close();
+            resolve((request.result as { value?: unknown } | undefined)?.value ?? null);
+          };
+        };
+      }),
+    key,
+  );
+}
