@@ -191,7 +191,7 @@ async function start(): Promise<void> {
     watchSession: (sessionId, onValue, onError) =>
       observe(() => stores.sessions.get(sessionId), onValue, onError),
   });
-  // Projects, attachments and the file viewer (issue 7): the ingest and embedding workers start
+  // Projects, attachments and the file viewer: the ingest and embedding workers start
   // on first use, since most visits never upload a file.
   let ingest: IngestClient | null = null;
   let embedding: EmbeddingClient | null = null;

@@ -1,7 +1,7 @@
 import type { Packet, PacketObj, Placement } from './packets';
 
 /**
- * The emitter only takes packets (seed 001): lower levels push, the top level drains. It holds
+ * The emitter only takes packets: lower levels push, the top level drains. It holds
  * no logic; nothing may read it to decide anything.
  */
 export interface Emitter {

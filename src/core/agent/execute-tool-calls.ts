@@ -34,7 +34,7 @@ export async function executeToolCalls(
 ): Promise<Executed> {
   // Numbers are reserved per call in call order, so parallel searches never share a number.
   let nextNumber = context.nextDocumentNumber;
-  // A URL already cited in this turn keeps its number (issue 9).
+  // A URL already cited in this turn keeps its number.
   const citedUrls = collectCitedUrls(context.state.steps);
   let hasSearchRun = false;
   const records: ToolCall[] = calls.map((call) => ({

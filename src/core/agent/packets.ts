@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { citationSchema, stopReasonSchema, toolResultSchema } from '../model';
 
 /**
- * Packets stream from the agent worker to the UI (seed 001, "Things to know"). `turnIndex` is
+ * Packets stream from the agent worker to the UI. `turnIndex` is
  * the UI block a packet belongs to (reasoning and the tool call of one step are two blocks),
  * `tabIndex` the parallel tool call within a block, `modelIndex` the model in compare mode.
  */

@@ -120,7 +120,7 @@ export interface TurnResult {
 }
 
 /**
- * The top level of a turn (seed 001, process_message): validates the request, saves the user
+ * The top level of a turn: validates the request, saves the user
  * message before any LLM call so it is never lost, loads the chain, resolves agent, project and
  * models, runs every model, and persists each answer from its state container whether it
  * finished, stopped or failed. Lower levels never touch storage.
@@ -269,7 +269,7 @@ interface RunModelArgs {
 }
 
 /**
- * One model's answer (seed 000, _run_models): its own emitter tagged with the model index, its
+ * One model's answer: its own emitter tagged with the model index, its
  * own state container, saved as a sibling under the user message. A failure stays with this
  * model; the others continue.
  */

@@ -9,7 +9,7 @@ import type { StateContainer } from './state-container';
 import { executeToolCalls, type ExecuteContext } from './execute-tool-calls';
 import { toToolDefinition, type Tool } from './tools/tool';
 
-/** A turn runs at most this many inferences; the last one offers no tools (seed 001). */
+/** A turn runs at most this many inferences; the last one offers no tools. */
 export const MAX_LLM_CYCLES = 6;
 
 export interface CycleContextRequest {
@@ -84,7 +84,7 @@ function fitRequest(
 }
 
 /**
- * The logic of one turn (seed 001, run_llm_loop): each cycle assembles the context, runs one
+ * The logic of one turn: each cycle assembles the context, runs one
  * step, executes the tool calls it returned and appends calls and results. The loop ends when a
  * step makes no tool call, after MAX_LLM_CYCLES, on error, or when the signal aborts.
  */

@@ -31,7 +31,7 @@ export interface StepDeps {
 type Section = 'none' | 'reasoning' | 'text' | 'tool';
 
 /**
- * One inference (seed 001, run_llm_step): streams provider events into packets as they arrive,
+ * One inference: streams provider events into packets as they arrive,
  * tracks the interleaved sections (reasoning, text, tool calls) and returns the tool calls for
  * the loop to execute. `turnIndex` is the first UI block this step may use; the step reports how
  * many blocks it used through the returned `nextTurnIndex`.

@@ -9,7 +9,7 @@ import type {
 } from '../model';
 
 /**
- * Accumulates one model's answer while it streams (seed 001): answer text, reasoning, tool calls
+ * Accumulates one model's answer while it streams: answer text, reasoning, tool calls
  * with their results, citations, usage and timing. Any layer may add to it; no logic reads it
  * until the top level saves the turn (and the checkpointer snapshots it).
  */

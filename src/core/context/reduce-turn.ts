@@ -4,7 +4,7 @@ import type { Block, CallOverride, TokenMeter } from './parts/part';
 import type { Reduction } from './types';
 
 /**
- * The loop token reducer (seed 002): when the newest turn does not fit, its tool results are
+ * The turn reducer: when the newest turn does not fit, its tool results are
  * sent shorter instead of failing the request. First the lowest-ranked sources of search and
  * retrieval results go (a result's documents are in rank order; each call keeps at least one),
  * then long results are truncated, oldest first, each with a marker the model can read. The

@@ -100,7 +100,7 @@ export interface AgentWorkerApi {
   recoverInterrupted(): Promise<number>;
   /** Stops a run by run id or session id; the partial answer is kept, marked stopped. */
   stop(runIdOrSessionId: string): Promise<void>;
-  /** Hits, misses and size of the worker's session cache (seed 004), for the benchmark. */
+  /** Hits, misses and size of the worker's session cache (recent chats' chains), for the benchmark. */
   sessionCacheStats(): Promise<{ hits: number; misses: number; size: number }>;
   /** Lists a provider's models: the Test connection button. */
   listModels(providerId: string): Promise<WorkerResult<ModelInfo[]>>;
