@@ -74,7 +74,7 @@ test.describe('one chat, end to end', () => {
     await page.getByRole('link', { name: 'Settings', exact: true }).click();
     await expect(page.getByRole('heading', { name: 'Settings', exact: true })).toBeVisible();
     // The run ends (answer saved, then titled) while Settings is open: nothing takes the person back.
-    await expect(chat.sessionLinks()).toHaveText([TITLE], { timeout: 15_000 });
+    await expect(chat.sessionLinks()).toHaveText([TITLE]);
     await expect(page).toHaveURL(/#\/settings$/);
     await expect(page.getByRole('heading', { name: 'Settings', exact: true })).toBeVisible();
 

@@ -70,8 +70,8 @@ test.describe('compare mode', () => {
     await expect(chat.compareColumns()).toHaveCount(2);
     const first = chat.compareColumns().filter({ hasText: 'Still thinking about it' });
     const second = chat.compareColumns().filter({ hasText: 'Also thinking about it' });
-    await expect(first.getByRole('button', { name: /^Stop / })).toBeVisible({ timeout: 15_000 });
-    await expect(second.getByRole('button', { name: /^Stop / })).toBeVisible({ timeout: 15_000 });
+    await expect(first.getByRole('button', { name: /^Stop / })).toBeVisible();
+    await expect(second.getByRole('button', { name: /^Stop / })).toBeVisible();
     await page.screenshot({ path: 'test-results/screenshots/compare-stop-light-wide.png' });
     await page.emulateMedia({ colorScheme: 'dark' });
     await page.screenshot({ path: 'test-results/screenshots/compare-stop-dark-wide.png' });
@@ -82,14 +82,14 @@ test.describe('compare mode', () => {
     await page.setViewportSize({ width: 1280, height: 800 });
 
     await first.getByRole('button', { name: /^Stop / }).click();
-    await expect(first.getByTestId('assistant-message')).toHaveAttribute('data-status', 'stopped', { timeout: 15_000 });
+    await expect(first.getByTestId('assistant-message')).toHaveAttribute('data-status', 'stopped');
     await expect(first.getByRole('button', { name: /^Stop / })).toHaveCount(0);
     // The other model is still streaming: only its own Stop (or the run's) ends it.
     await expect(second.getByTestId('assistant-message')).toHaveAttribute('data-status', 'streaming');
     await expect(chat.compareView()).toHaveAttribute('data-live', 'true');
 
     await second.getByRole('button', { name: /^Stop / }).click();
-    await expect(chat.compareView()).toHaveAttribute('data-live', 'false', { timeout: 15_000 });
+    await expect(chat.compareView()).toHaveAttribute('data-live', 'false');
     await expect(chat.compareView().locator('[data-testid="assistant-message"][data-status="stopped"]')).toHaveCount(2);
   });
 });

@@ -68,7 +68,7 @@ test.describe('merging compared answers', () => {
     await page.getByRole('form', { name: 'Merge the answers' }).getByRole('button', { name: 'Merge' }).click();
     await expect(chat.lastAnswer()).toContainText('Merging so far', { timeout: 20_000 });
     await chat.stop();
-    await expect(chat.lastAnswer()).toHaveAttribute('data-status', 'stopped', { timeout: 15_000 });
+    await expect(chat.lastAnswer()).toHaveAttribute('data-status', 'stopped');
     await expect(chat.lastAnswer().getByTestId('fused-sources')).toContainText('Answer 1 (model-alpha)');
   });
 });

@@ -153,11 +153,11 @@ test.describe('pinned messages', () => {
     llm.setScenario({ kind: 'text', text: 'Noted.' });
     await chat.newChat();
     await chat.send(long('first'));
-    await expect(chat.lastAnswer()).toHaveAttribute('data-status', 'complete', { timeout: 15_000 });
+    await expect(chat.lastAnswer()).toHaveAttribute('data-status', 'complete');
     await chat.send(long('second'));
     // Rows far above the viewport are not in the DOM (virtualized): count the list's items.
-    await expect(chat.messageList()).toHaveAttribute('data-count', '4', { timeout: 15_000 });
-    await expect(chat.lastAnswer()).toHaveAttribute('data-status', 'complete', { timeout: 15_000 });
+    await expect(chat.messageList()).toHaveAttribute('data-count', '4');
+    await expect(chat.lastAnswer()).toHaveAttribute('data-status', 'complete');
     const firstQuestion = chat.userRows().filter({ hasText: 'FIRST' });
     await chat.scrollToTop();
     await expect(firstQuestion.getByRole('button', { name: 'Pin', exact: true }).locator('svg')).toHaveClass(/\blucide-pin\b/);
@@ -166,9 +166,12 @@ test.describe('pinned messages', () => {
     // The toggle's icon follows its state: one icon, the crossed-out pin.
     await expect(firstQuestion.getByRole('button', { name: 'Unpin', exact: true }).locator('svg')).toHaveClass(/\blucide-pin-off\b/);
     await chat.send(long('third'));
-    await expect(chat.messageList()).toHaveAttribute('data-count', '6', { timeout: 15_000 });
-    await expect(chat.lastAnswer()).toHaveAttribute('data-status', 'complete', { timeout: 15_000 });
-    const texts = lastRequestUserTexts(llm.requests());
+    // The list is scrolled to the top, so the new answer's row is not drawn: the request that
+    // carries the third question is what the model was sent.
+    const third = await llm.waitForRequest((request) => isChatTurn(request) && request.rawBody.includes('THIRD third'));
+    await expect(chat.messageList()).toHaveAttribute('data-count', '6');
+    await expect(chat.page.getByRole('button', { name: 'Stop', exact: true })).toBeHidden();
+    const texts = userTextsOf(third);
     expect(texts.some((t) => t.includes('THIRD'))).toBe(true);
     expect(texts.some((t) => t.includes('FIRST'))).toBe(true);
     expect(texts.some((t) => t.includes('SECOND'))).toBe(false);
@@ -180,11 +183,21 @@ test.describe('pinned messages', () => {
  * compacted in the background after an answer, so the newest request can be the summariser's:
  * it is recognised by its instructions and left out.
  */
-function lastRequestUserTexts(requests: RecordedRequest[]): string[] {
-  const request = requests
-    .filter((r) => r.path.endsWith('/chat/completions') && !r.isPreflight)
-    .filter((r) => !r.rawBody.includes('You compact long conversations'))
-    .at(-1);
+/** A request for an answer in the chat: not a preflight, a chat title or a summary of old turns. */
+function isChatTurn(request: RecordedRequest): boolean {
+  return (
+    request.path.endsWith('/chat/completions') &&
+    !request.isPreflight &&
+    !request.rawBody.includes('You compact long conversations') &&
+    !request.rawBody.includes('You name conversations')
+  );
+}
+
+function userTextsOf(request: RecordedRequest | undefined): string[] {
   const body = request?.body as { messages: Array<{ role: string; content: unknown }> } | undefined;
   return (body?.messages ?? []).filter((m) => m.role === 'user').map((m) => JSON.stringify(m.content));
+}
+
+function lastRequestUserTexts(requests: RecordedRequest[]): string[] {
+  return userTextsOf(requests.filter(isChatTurn).at(-1));
 }

@@ -85,7 +85,7 @@ test.describe('two tabs on one chat', () => {
         return text.includes('w3 ') && !text.includes('w39');
       },
       undefined,
-      { timeout: 15_000, polling: 'raf' },
+      { timeout: 30_000, polling: 'raf' },
     );
     await expect(other.lastAnswer()).toHaveAttribute('data-status', 'complete');
     await expect(other.answers()).toHaveCount(2);

@@ -93,7 +93,7 @@ export interface MockLlm {
 const HOST = '127.0.0.1';
 const DEFAULT_KEY_PREFIXES = ['sk-', 'test-'];
 /** As long as an e2e expectation waits (playwright.config.ts): a limit for a loaded machine, not a speed target. */
-const DEFAULT_WAIT_MS = 15_000;
+const DEFAULT_WAIT_MS = 30_000;
 /** Pause between the pieces of a replay with chunkBytes, so they arrive as separate reads. */
 const REPLAY_PIECE_DELAY_MS = 2;
 const PREFLIGHT_MAX_AGE_SECONDS = '86400';

@@ -41,7 +41,7 @@ export class BuiltinModelPage {
   }
 
   async expectChatReady(): Promise<void> {
-    await expect(this.page.getByLabel('Message', { exact: true })).toBeVisible({ timeout: 15_000 });
+    await expect(this.page.getByLabel('Message', { exact: true })).toBeVisible();
   }
 }
 

@@ -12,7 +12,7 @@ export class OnboardingPage {
 
   async open(): Promise<void> {
     await this.page.goto('/#/');
-    await expect(this.page.getByRole('heading', { name: 'Welcome to Carrel' })).toBeVisible({ timeout: 15_000 });
+    await expect(this.page.getByRole('heading', { name: 'Welcome to Carrel' })).toBeVisible();
   }
 
   async choose(name: string): Promise<void> {

@@ -165,7 +165,7 @@ async function readEmptyAppDatabase(page: Page, origin: string): Promise<StoredD
           database = state.origins.find((stored) => stored.origin === origin)?.indexedDB?.find((stored) => stored.name === APP_DATABASE);
           return database !== undefined;
         },
-        { message: `The app created no "${APP_DATABASE}" database at ${origin}.`, timeout: 15_000 },
+        { message: `The app created no "${APP_DATABASE}" database at ${origin}.`, timeout: 30_000 },
       )
       .toBe(true);
     if (database === undefined) throw new Error(`The app created no "${APP_DATABASE}" database at ${origin}.`);
