@@ -9,9 +9,8 @@
  * that schemas were built before the strict-CSP set-up ran.
  */
 import { z } from 'zod';
-import { DEFAULT_TURN_CHARACTER_BUDGET } from '../agent/tools/open-url.tool';
-import { checkUrl } from '../agent/tools/url-policy';
-import { webToolSettingsSchema } from '../agent/tools/web-tools';
+import { checkUrlShape } from '../agent/tools/url-shape';
+import { DEFAULT_TURN_CHARACTER_BUDGET, webToolSettingsSchema } from '../agent/tools/web-tool-settings';
 import { modelRefSchema } from './message';
 
 /** A remote MCP server the user added (Streamable HTTP). */
@@ -20,8 +19,10 @@ export const mcpServerConfigSchema = z.object({
   /** Short name shown to the user and used in tool names, e.g. "weather". */
   name: z.string().trim().min(1).max(40),
   url: z.string().superRefine((url, ctx) => {
-    // User-chosen, so local servers are fine; the scheme, credentials and metadata rules hold.
-    const verdict = checkUrl(url, { shouldAllowPrivateNetwork: true });
+    // An absolute http(s) URL without credentials. The host (a metadata endpoint, a reserved
+    // range) is judged where a server is connected (workers/agent/mcp/mcp-client.ts), so the
+    // address tables stay out of the startup code that reads the settings.
+    const verdict = checkUrlShape(url);
     if (!verdict.isAllowed) ctx.addIssue({ code: 'custom', message: verdict.reason });
   }),
   /** Sent with every request, e.g. `{ Authorization: 'Bearer …' }`; never put a key in the URL. */

@@ -20,7 +20,7 @@ import type {
   SessionStore,
 } from '../../core/ports';
 import type { SearchBackendConfig } from '../../core/agent/tools/search-backends/search-backend';
-import type { WebToolSettings } from '../../core/agent/tools/web-tools';
+import type { WebToolSettings } from '../../core/agent/tools/web-tool-settings';
 import type { CallKinds, WorkerError, WorkerResult } from '../protocol';
 
 /** The settings screen's shapes (web tools, MCP servers), for the UI side of the Test buttons. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ConfirmationRequest, HttpFetcher } from '../../../src/core/ports';
-import { WEB_TOOL_SETTINGS_KEY } from '../../../src/core/agent/tools/web-tools';
+import { WEB_TOOL_SETTINGS_KEY } from '../../../src/core/agent/tools/web-tool-settings';
 import { createSettingsStore } from '../../../src/storage/settings.store';
 import type { McpConnection, McpToolInfo } from '../../../src/workers/agent/mcp/mcp-client';
 import type { McpConnectionPool } from '../../../src/workers/agent/mcp/mcp-connection-pool';

@@ -89,3 +89,29 @@ describe('imports in src/', () => {
     expect(findCycles(new Map([['a.ts', ['b.ts']], ['b.ts', []]]))).toEqual([]);
   });
 });
+
+/** Every file `start` reaches through its imports (type-only ones included). */
+function reachableFrom(graph: ReadonlyMap<string, readonly string[]>, start: string): Set<string> {
+  const seen = new Set<string>([start]);
+  const queue = [start];
+  for (let file = queue.pop(); file !== undefined; file = queue.pop()) {
+    for (const next of graph.get(file) ?? []) {
+      if (!seen.has(next)) {
+        seen.add(next);
+        queue.push(next);
+      }
+    }
+  }
+  return seen;
+}
+
+describe('the settings registry', () => {
+  it('does not load the URL address policy and its IP tables (ipaddr.js), which only the tools need', () => {
+    const graph = importGraph(listSources(SRC));
+    const policy = resolve(SRC, 'core/agent/tools/url-policy.ts');
+    expect(graph.has(policy)).toBe(true);
+    for (const entry of ['core/model/settings.ts', 'core/model/index.ts']) {
+      expect(reachableFrom(graph, resolve(SRC, entry)).has(policy), entry).toBe(false);
+    }
+  });
+});

@@ -13,6 +13,7 @@ import {
   type ConversationIndex,
   type UrlPolicyOptions,
 } from './url-policy';
+import type { ReaderSettings } from './web-tool-settings';
 
 export const OPEN_URL_TOOL_NAME = 'open_url';
 /** Pages one call may ask for. */
@@ -21,26 +22,6 @@ export const MAX_URLS_PER_CALL = 5;
 export const MAX_PAGE_BYTES = 3_000_000;
 /** Characters of one page's text handed to the model at most. */
 export const MAX_PAGE_CHARACTERS = 30_000;
-/** Characters all open_url calls of one turn may add together (the per-turn budget). */
-export const DEFAULT_TURN_CHARACTER_BUDGET = 80_000;
-
-export const readerSettingsSchema = z.object({
-  /**
-   * A reader or CORS proxy the user trusts, with `{url}` (percent-encoded page URL) or
-   * `{raw_url}` (as is), e.g. `https://r.jina.ai/{raw_url}` or `https://proxy.example/?url={url}`.
-   */
-  urlTemplate: z
-    .string()
-    .regex(/^https?:\/\/\S+$/, 'The reader URL must start with http:// or https://.')
-    .refine(
-      (template) => template.includes('{url}') || template.includes('{raw_url}'),
-      'The reader URL needs {url} or {raw_url}.',
-    ),
-  /** false: only when the site itself cannot be read from the browser (CORS, network). */
-  shouldAlwaysUse: z.boolean().default(false),
-  headers: z.record(z.string(), z.string()).default({}),
-});
-export type ReaderSettings = z.infer<typeof readerSettingsSchema>;
 
 /** How many characters the turn may still read; shared by every open_url call of the turn. */
 export interface CharacterBudget {

@@ -1,4 +1,5 @@
 import ipaddr from 'ipaddr.js';
+import { checkUrlShape, refuse, type UrlVerdict } from './url-shape';
 
 /**
  * Which URLs the model may make the app fetch. Pure: it sees the URL text only. Addresses are
@@ -11,16 +12,7 @@ import ipaddr from 'ipaddr.js';
  * prompts) and CORS keeps most internal responses unreadable anyway.
  */
 
-export type UrlRefusalCode =
-  | 'invalid_url'
-  | 'unsupported_scheme'
-  | 'has_credentials'
-  | 'local_hostname'
-  | 'private_address'
-  | 'metadata_address';
-
-export type UrlVerdict =
-  { isAllowed: true; url: string } | { isAllowed: false; code: UrlRefusalCode; reason: string };
+export type { UrlRefusalCode, UrlVerdict } from './url-shape';
 
 export interface UrlPolicyOptions {
   /**
@@ -117,28 +109,13 @@ const NAT64_WELL_KNOWN = ipaddr.IPv6.parseCIDR('64:ff9b::/96');
  * never a metadata endpoint. The returned `url` is the parsed, normalised form to fetch.
  */
 export function checkUrl(rawUrl: string, options: UrlPolicyOptions): UrlVerdict {
-  let url: URL;
-  try {
-    url = new URL(rawUrl.trim());
-  } catch {
-    return refuse('invalid_url', `"${shorten(rawUrl)}" is not a valid absolute URL.`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    return refuse(
-      'unsupported_scheme',
-      `Only http and https URLs can be opened, not ${url.protocol.replace(/:$/, '')}.`,
-    );
-  }
-  if (url.username !== '' || url.password !== '') {
-    return refuse(
-      'has_credentials',
-      'URLs with a user name or password in them are never fetched.',
-    );
-  }
+  const shape = checkUrlShape(rawUrl);
+  if (!shape.isAllowed) return shape;
+  const url = new URL(shape.url);
   const host = url.hostname.toLowerCase().replace(/\.+$/, '');
   const hostVerdict = checkHost(host, options);
   if (hostVerdict) return hostVerdict;
-  return { isAllowed: true, url: url.href };
+  return shape;
 }
 
 function checkHost(host: string, options: UrlPolicyOptions): UrlVerdict | null {
@@ -188,19 +165,11 @@ function checkAddressClass(
   );
 }
 
-function refuse(code: UrlRefusalCode, reason: string): UrlVerdict {
-  return { isAllowed: false, code, reason };
-}
-
 function refuseMetadata(host: string): UrlVerdict {
   return refuse(
     'metadata_address',
     `${host} is a cloud instance-metadata endpoint, which is never fetched.`,
   );
-}
-
-function shorten(text: string, max = 120): string {
-  return text.length > max ? `${text.slice(0, max)}…` : text;
 }
 
 function classifyAddress(address: ipaddr.IPv4 | ipaddr.IPv6): AddressClass {

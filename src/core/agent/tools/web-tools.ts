@@ -1,31 +1,12 @@
-import { z } from 'zod';
 import type { ChatMessageSimple } from '../../model';
 import type { ConfirmationPort, HttpFetcher, ReadableTextExtractor } from '../../ports';
-import {
-  createCharacterBudget,
-  createOpenUrlTool,
-  DEFAULT_TURN_CHARACTER_BUDGET,
-  readerSettingsSchema,
-} from './open-url.tool';
-import { createSearchBackend, searchBackendConfigSchema } from './search-backends';
+import { createCharacterBudget, createOpenUrlTool } from './open-url.tool';
+import { createSearchBackend } from './search-backends';
 import type { Tool } from './tool';
 import { indexConversation } from './url-policy';
 import { createWebSearchTool } from './web-search.tool';
+import type { WebToolSettings } from './web-tool-settings';
 
-/** The settings key under which the web tools' settings are stored. */
-export const WEB_TOOL_SETTINGS_KEY = 'webTools';
-
-export const webToolSettingsSchema = z.object({
-  /** The user's master switch for web_search and open_url. */
-  isEnabled: z.boolean().default(true),
-  /** null: no search service configured, so web_search is not offered. */
-  search: searchBackendConfigSchema.nullable().default(null),
-  reader: readerSettingsSchema.nullable().default(null),
-  /** Lets open_url reach private, loopback and link-local addresses (self-hosted pages). */
-  shouldAllowPrivateNetwork: z.boolean().default(false),
-  turnCharacterBudget: z.number().int().positive().default(DEFAULT_TURN_CHARACTER_BUDGET),
-});
-export type WebToolSettings = z.infer<typeof webToolSettingsSchema>;
 
 export interface WebToolsDeps {
   http: HttpFetcher;

@@ -1,6 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/cfworker';
+import { checkUrl } from '../../../core/agent/tools/url-policy';
 import { err, ok, type Result } from '../../../util/result';
 import type { McpServerConfig } from './mcp-server-config';
 
@@ -51,7 +52,11 @@ export async function connectMcpServer(
   config: McpServerConfig,
   options: { fetch?: FetchLike; signal?: AbortSignal } = {},
 ): Promise<McpConnection> {
-  const transport = new StreamableHTTPClientTransport(new URL(config.url), {
+  // A server the person added may be on their own network; a cloud metadata endpoint or a
+  // reserved address is never one, whatever a backup or another device stored.
+  const verdict = checkUrl(config.url, { shouldAllowPrivateNetwork: true });
+  if (!verdict.isAllowed) throw new Error(verdict.reason);
+  const transport = new StreamableHTTPClientTransport(new URL(verdict.url), {
     requestInit: { headers: { ...config.headers }, credentials: 'omit' },
     ...(options.fetch ? { fetch: options.fetch } : {}),
   });

@@ -2,13 +2,12 @@ import { DEFAULT_AGENT_ID } from '../../../core/agent/default-agent';
 import type { Tool } from '../../../core/agent/tools/tool';
 import { OPEN_URL_TOOL_NAME } from '../../../core/agent/tools/open-url.tool';
 import { WEB_SEARCH_TOOL_NAME } from '../../../core/agent/tools/web-search.tool';
+import { collectConversationTexts, createWebTools } from '../../../core/agent/tools/web-tools';
 import {
-  collectConversationTexts,
-  createWebTools,
   WEB_TOOL_SETTINGS_KEY,
   webToolSettingsSchema,
   type WebToolSettings,
-} from '../../../core/agent/tools/web-tools';
+} from '../../../core/agent/tools/web-tool-settings';
 import type { Agent, ChatMessageSimple } from '../../../core/model';
 import type {
   ConfirmationPort,

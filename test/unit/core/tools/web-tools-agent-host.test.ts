@@ -1,9 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  collectConversationTexts,
-  createWebTools,
-  webToolSettingsSchema,
-} from '../../../../src/core/agent/tools/web-tools';
+import { webToolSettingsSchema } from '../../../../src/core/agent/tools/web-tool-settings';
+import { collectConversationTexts, createWebTools } from '../../../../src/core/agent/tools/web-tools';
 import { answerText } from '../../../../src/core/model';
 import type { ConfirmationRequest } from '../../../../src/core/ports';
 import { createHttpFetcher } from '../../../../src/workers/agent/http-fetcher';

@@ -4,11 +4,8 @@ import { runLlmLoop } from '../../../../src/core/agent/run-llm-loop';
 import { StateContainer } from '../../../../src/core/agent/state-container';
 import type { Tool } from '../../../../src/core/agent/tools/tool';
 import { NO_RESULTS_NOTICE } from '../../../../src/core/agent/tools/web-search.tool';
-import {
-  collectConversationTexts,
-  createWebTools,
-  webToolSettingsSchema,
-} from '../../../../src/core/agent/tools/web-tools';
+import { webToolSettingsSchema } from '../../../../src/core/agent/tools/web-tool-settings';
+import { collectConversationTexts, createWebTools } from '../../../../src/core/agent/tools/web-tools';
 import { assembleContext, renderNumberedDocuments } from '../../../../src/core/context';
 import { OPEN_RESULTS_REMINDER } from '../../../../src/core/context/parts/reminder.part';
 import type { ChatMessageSimple, ProviderConfig } from '../../../../src/core/model';

@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_TURN_CHARACTER_BUDGET as WORKER_TURN_BUDGET } from '../../../../src/core/agent/tools/open-url.tool';
-import { WEB_TOOL_SETTINGS_KEY, webToolSettingsSchema } from '../../../../src/core/agent/tools/web-tools';
+import {
+  DEFAULT_TURN_CHARACTER_BUDGET as WORKER_TURN_BUDGET,
+  WEB_TOOL_SETTINGS_KEY,
+  webToolSettingsSchema,
+} from '../../../../src/core/agent/tools/web-tool-settings';
 import { providerConfigSchema } from '../../../../src/core/model';
 import { formatHeaderLines, parseHeaderLines } from '../../../../src/state/settings/header-lines';
 import {

@@ -271,6 +271,25 @@ describe('MCP servers as tools', () => {
     });
   });
 
+  it('never connects to a cloud metadata endpoint or a reserved address, whatever was stored', async () => {
+    const asked: string[] = [];
+    const fetch = (input: string | URL): Promise<Response> => {
+      asked.push(input.toString());
+      return Promise.reject(new Error('no network in this test'));
+    };
+    for (const url of ['http://169.254.169.254/mcp', 'http://[fd00:ec2::254]/mcp', 'http://0.0.0.0:3001/mcp', 'http://224.0.0.1/mcp']) {
+      // Stored settings pass the shape check (http, no credentials); the host is judged on connect.
+      const config = mcpServerConfigSchema.parse({ id: 'x', name: 'x', url });
+      const result = await testMcpServer(config, { fetch });
+      expect(result.ok, url).toBe(false);
+      expect(!result.ok && result.error.message, url).toMatch(/metadata endpoint|address/);
+    }
+    expect(asked).toEqual([]);
+    // A server on the person's own network stays allowed.
+    await expect(testMcpServer(serverConfig({ url: 'http://192.168.1.20:3001/mcp' }), { fetch })).resolves.toMatchObject({ ok: false });
+    expect(asked.length).toBeGreaterThan(0);
+  });
+
   it('refuses a server URL with credentials or a non-http scheme in the settings', () => {
     expect(
       mcpServerConfigSchema.safeParse({ id: 'x', name: 'x', url: 'https://u:p@mcp.example/mcp' })

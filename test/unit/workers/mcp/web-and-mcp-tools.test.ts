@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { WEB_TOOL_SETTINGS_KEY } from '../../../../src/core/agent/tools/web-tools';
+import { WEB_TOOL_SETTINGS_KEY } from '../../../../src/core/agent/tools/web-tool-settings';
 import type { SettingsStore } from '../../../../src/core/ports';
 import { connectMcpServer } from '../../../../src/workers/agent/mcp/mcp-client';
 import { createMcpConnectionPool } from '../../../../src/workers/agent/mcp/mcp-connection-pool';
