@@ -6,7 +6,6 @@ import { OnboardingPage } from './pages/onboarding-page';
 const FILLER = Array.from({ length: 24 }, (_, i) => `Point ${String(i + 1)} of a long list about gardening.`).join('\n\n');
 
 test('an agent with search_chats cites a past chat, and the citation opens that chat at the message', async ({ page, chat, llm }) => {
-  test.setTimeout(60_000);
   await new OnboardingPage(page).connectCustom({ baseUrl: `${llm.url}/v1`, model: 'gpt-4o-mini' });
   const agents = new AgentsPage(page);
   await agents.open();

@@ -5,8 +5,6 @@ import { SettingsToolsPage } from './pages/settings-tools-page';
 import { ShellPage } from './pages/shell-page';
 
 test('an agent keeps its upload share and history strategies, and the inspector shows both shares', async ({ seed, page, chat, llm }) => {
-  // Creates, re-opens and edits an agent, then runs a turn: several screens on a shared machine.
-  test.setTimeout(60_000);
   await seed.customEndpoint({ baseUrl: `${llm.url}/v1`, model: 'gpt-4o-mini' });
   const agents = new AgentsPage(page);
   await agents.open();
@@ -64,8 +62,6 @@ test('an agent keeps its upload share and history strategies, and the inspector 
 });
 
 test('a tool result too long for the window is truncated, not refused, and the inspector says so', async ({ seed, page, chat, llm, settings }) => {
-  // Sets up a provider, a context window and the web tools before a two-step turn.
-  test.setTimeout(60_000);
   llm.web.clear();
   await seed.provider({ name: 'Local', baseUrl: `${llm.url}/v1`, apiKey: 'sk-e2e-local', model: 'my-own-model' }, { open: '/#/settings' });
   const card = settings.providerCard('Local');

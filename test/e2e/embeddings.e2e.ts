@@ -60,8 +60,6 @@ test.describe('embeddings in the browser', () => {
     settings,
     llm,
   }) => {
-    // Model load, WASM compile and ingest on a busy two-core machine.
-    test.setTimeout(60_000);
     await seed.provider({
       name: 'Small',
       baseUrl: `${llm.url}/v1`,

@@ -8,7 +8,6 @@ test.describe('merging compared answers', () => {
   });
 
   test('Merge asks a chosen model to combine the answers: a new branch that names its sources', async ({ page, chat, llm }) => {
-    test.setTimeout(60_000);
     // The two requests race: either model may get either text.
     llm.queueScenarios(
       { kind: 'text', text: 'One view: tries win for prefix queries.' },

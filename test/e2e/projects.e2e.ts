@@ -33,8 +33,6 @@ test.describe('projects and attachments', () => {
     chat,
     llm,
   }) => {
-    // Eight screenshots on top of the flow: more than the default 30 s on a busy two-core machine.
-    test.setTimeout(60_000);
     const project = new ProjectPage(page);
     await project.create('Launch plan');
     await project.setInstructions('Answer as the launch coordinator.');

@@ -252,8 +252,6 @@ test.describe('installable app', () => {
     chat,
     llm,
   }) => {
-    // Upload, a stored answer and two reloads on a busy two-core machine.
-    test.setTimeout(60_000);
     await seed.provider({
       name: 'Mock OpenAI',
       baseUrl: `${llm.url}/v1`,

@@ -96,8 +96,6 @@ test.describe('project files: fit or search, citations to the passage', () => {
   });
 
   test('the project page searches the files by keyword and opens a passage in the viewer', async ({ page }) => {
-    // Ten files ingested and two axe passes on a busy two-core machine.
-    test.setTimeout(60_000);
     const project = new ProjectPage(page);
     await project.create('Field notes');
     await expect(project.searchBox()).toHaveCount(0);

@@ -92,8 +92,6 @@ test.describe('Settings › Storage', () => {
   });
 
   test('an export shows its progress, and Cancel saves no file', async ({ page, settings }) => {
-    // A 5 MB import, then an export slowed down on purpose.
-    test.setTimeout(60_000);
     // A slow disk: every write to the export file waits a while, so the export is seen under way.
     await page.addInitScript(() => {
       const descriptor = Object.getOwnPropertyDescriptor(FileSystemWritableFileStream.prototype, 'write');
