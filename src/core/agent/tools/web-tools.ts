@@ -7,7 +7,6 @@ import { indexConversation } from './url-policy';
 import { createWebSearchTool } from './web-search.tool';
 import type { WebToolSettings } from './web-tool-settings';
 
-
 export interface WebToolsDeps {
   http: HttpFetcher;
   extractor: ReadableTextExtractor;
