@@ -373,6 +373,9 @@ export class CarrelDb extends Dexie {
   declare readonly importUndo: Table<ImportUndoRow, number>;
   declare readonly prompts: Table<PromptRow, string>;
 
+  /** The clock that stamps sync records (a test's frozen clock, or the real one). */
+  readonly syncClock: () => number;
+
   constructor(name: string, options: DexieOptions = {}, now: () => number = () => Date.now()) {
     // Strict durability: a message is on disk when the transaction resolves, not just in the
     // OS cache, so a crash right after "saved" cannot lose it. Migrations get it too.
@@ -390,6 +393,7 @@ export class CarrelDb extends Dexie {
       .stores(SCHEMA_V10)
       .upgrade((tx) => recordExistingRows(tx, now()));
     this.use(createChangeTracking(now));
+    this.syncClock = now;
   }
 }
 

@@ -109,11 +109,14 @@ async function loadChainRowsBelow(
   maxLength: number,
 ): Promise<MessageRow[] | null> {
   const rows: MessageRow[] = [];
-  for (let id = leafId; id !== ancestorId; ) {
+  for (let id = leafId; id !== ancestorId;) {
     if (id === ROOT_PARENT_ID || rows.length >= maxLength) return null;
     const row = await db.messages.get(id);
     if (row === undefined)
-      throw new StorageError('not_found', `Message ${id} in the chain of ${leafId} no longer exists.`);
+      throw new StorageError(
+        'not_found',
+        `Message ${id} in the chain of ${leafId} no longer exists.`,
+      );
     rows.push(row);
     id = row.parentId;
   }
@@ -121,9 +124,15 @@ async function loadChainRowsBelow(
 }
 
 /** Where a message the session has not seen goes: its parent's line if the next slot is free. */
-async function placeNewRow(db: CarrelDb, row: UnplacedMessageRow): Promise<LinePosition> {
-  const parentRow =
-    row.parentId === ROOT_PARENT_ID ? undefined : await db.messages.get(row.parentId);
+/**
+ * Where a new row goes in the lines: below its parent (`parentRow`, read by the caller), on the
+ * parent's line unless a sibling already continues it.
+ */
+async function placeNewRow(
+  db: CarrelDb,
+  row: UnplacedMessageRow,
+  parentRow: MessageRow | undefined,
+): Promise<LinePosition> {
   const parent = parentRow === undefined ? undefined : readPosition(parentRow);
   const isTaken =
     parent !== undefined &&
@@ -173,10 +182,15 @@ export function createMessageStore(db: CarrelDb, clock: Clock): DexieMessageStor
           parseStored(chatMessageSimpleSchema, message, `Message ${message.id}`),
         );
         await db.transaction('rw', [db.messages, db.sessions], async () => {
-          const session = await db.sessions.get(message.sessionId);
+          // Reads that do not depend on each other go out together, and so do the two writes:
+          // each wait is a round trip to IndexedDB, and sync's change tracking adds to each write.
+          const [session, stored, parentRow] = await Promise.all([
+            db.sessions.get(message.sessionId),
+            db.messages.get(message.id),
+            row.parentId === ROOT_PARENT_ID ? undefined : db.messages.get(row.parentId),
+          ]);
           if (session === undefined)
             throw new StorageError('not_found', `Session ${message.sessionId} no longer exists.`);
-          const stored = await db.messages.get(message.id);
           const isNew = stored === undefined;
           if (!isNew && stored.parentId !== row.parentId) {
             throw new StorageError(
@@ -185,14 +199,16 @@ export function createMessageStore(db: CarrelDb, clock: Clock): DexieMessageStor
             );
           }
           const position =
-            (isNew ? undefined : readPosition(stored)) ?? (await placeNewRow(db, row));
-          await db.messages.put({ ...row, ...position });
-          await db.sessions.put({
-            ...session,
-            currentLeafId: isNew ? message.id : session.currentLeafId,
-            version: session.version + 1,
-            updatedAt: clock.now(),
-          });
+            (isNew ? undefined : readPosition(stored)) ?? (await placeNewRow(db, row, parentRow));
+          await Promise.all([
+            db.messages.put({ ...row, ...position }),
+            db.sessions.put({
+              ...session,
+              currentLeafId: isNew ? message.id : session.currentLeafId,
+              version: session.version + 1,
+              updatedAt: clock.now(),
+            }),
+          ]);
         });
       }),
 
@@ -321,7 +337,9 @@ export function createMessageStore(db: CarrelDb, clock: Clock): DexieMessageStor
           const session = await db.sessions.get(sessionId);
           if (session === undefined)
             throw new StorageError('not_found', `Session ${sessionId} no longer exists.`);
-          return session.currentLeafId === null ? [] : (await loadChainRows(db, session.currentLeafId)).rows;
+          return session.currentLeafId === null
+            ? []
+            : (await loadChainRows(db, session.currentLeafId)).rows;
         });
         return rows.map(fromMessageRow);
       }),

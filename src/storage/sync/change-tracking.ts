@@ -4,6 +4,11 @@
  * a setting, its sync record (revision, device, time, per-field stamps, pending flag) is written
  * or none is. Deletions leave the record behind as a tombstone. Writes that come from the
  * server go through `applyingRemote`, which the middleware lets pass untouched.
+ *
+ * Tracking starts on a device when sync is first set up there: that gives the device its id and
+ * records every row it holds (`startTracking` in sync.store.ts). Until then a write costs one
+ * read of that id per transaction and nothing else, so a device that never syncs does not pay
+ * for sync on every write.
  */
 import type {
   DBCore,
@@ -88,6 +93,16 @@ interface TrackedChange {
   id: string;
   before: unknown;
   after: unknown;
+  /** The change's place in the write request, where its failure would be reported. */
+  requestIndex: number;
+  /** Its sync record before the change (absent: never synced). */
+  record: SyncRecordRow | undefined;
+}
+
+/** A sync record to write, with the change it records and the record it replaces. */
+interface RecordUpdate {
+  row: SyncRecordRow;
+  change: TrackedChange;
 }
 
 /**
@@ -98,33 +113,33 @@ interface TrackedChange {
 interface TransactionStamp {
   device: string;
   time: number;
-  isNewDevice: boolean;
-  /** Whether the clock (and a new device id) is written in this transaction already. */
+  /** Whether the clock is written in this transaction already. */
   isSaved: boolean;
 }
 
-const transactionStamps = new WeakMap<object, Promise<TransactionStamp>>();
+/** Per transaction: its stamp, or null where tracking has not started on this device. */
+const transactionStamps = new WeakMap<object, Promise<TransactionStamp | null>>();
 
 async function stampTransaction(
   state: DBCoreTable,
   trans: DBCoreTransaction,
   now: () => number,
-): Promise<TransactionStamp> {
+): Promise<TransactionStamp | null> {
   const [deviceRow, clockRow] = (await state.getMany({ trans, keys: [DEVICE_KEY, CLOCK_KEY] })) as (
     SyncStateRow | undefined
   )[];
-  const stored = deviceRow?.value;
-  const device = typeof stored === 'string' ? stored : crypto.randomUUID();
+  const device = deviceRow?.value;
+  if (typeof device !== 'string') return null;
   const clock = typeof clockRow?.value === 'number' ? clockRow.value : 0;
   const time = Math.max(now(), clock + 1);
-  return { device, time, isNewDevice: typeof stored !== 'string', isSaved: false };
+  return { device, time, isSaved: false };
 }
 
 function readTransactionStamp(
   state: DBCoreTable,
   trans: DBCoreTransaction,
   now: () => number,
-): Promise<TransactionStamp> {
+): Promise<TransactionStamp | null> {
   let stamp = transactionStamps.get(trans);
   if (stamp === undefined) {
     stamp = stampTransaction(state, trans, now);
@@ -147,24 +162,19 @@ function readRecords(
 }
 
 /**
- * Writes the sync records for changes already made in `trans`, given each change's record as
- * read before the change (`existing`, in `changes`' order) and the transaction's stamp.
+ * The sync records that `changes` make, stamped with the transaction's stamp; a change that
+ * changes no synced field makes none.
  */
-async function recordLocalChanges(
-  core: DBCore,
-  trans: DBCoreTransaction,
+function planRecords(
   table: SyncedTable,
   changes: readonly TrackedChange[],
-  existing: readonly (SyncRecordRow | undefined)[],
   stamped: TransactionStamp,
-): Promise<void> {
-  const records = core.table(SYNC_RECORDS_TABLE);
-  const state = core.table(SYNC_STATE_TABLE);
+): RecordUpdate[] {
   const { device, time } = stamped;
   const stamp = formatStamp(time, device);
-  const updates: SyncRecordRow[] = [];
-  changes.forEach((change, index) => {
-    const record = existing[index];
+  const updates: RecordUpdate[] = [];
+  for (const change of changes) {
+    const { record } = change;
     const before = change.before === undefined ? undefined : toSyncedBody(table, change.before);
     const after = change.after === undefined ? undefined : toSyncedBody(table, change.after);
     const stamps = stampLocalChange(
@@ -174,33 +184,73 @@ async function recordLocalChanges(
       stamp,
       record?.isDeleted ?? false,
     );
-    if (stamps === null) return;
+    if (stamps === null) continue;
     updates.push({
-      key: syncRecordKey(table, change.id),
-      table,
-      id: change.id,
-      rev: nextLocalRevision(record?.rev),
-      ancestors:
-        record === undefined ? [] : [record.rev, ...record.ancestors].slice(0, MAX_ANCESTORS),
-      isDeleted: after === undefined,
-      stamps,
-      device,
-      changedAt: time,
-      ...(record?.docId === undefined ? {} : { docId: record.docId }),
-      ...(record?.attachment === undefined ? {} : { attachment: record.attachment }),
-      pending: 1,
+      change,
+      row: {
+        key: syncRecordKey(table, change.id),
+        table,
+        id: change.id,
+        rev: nextLocalRevision(record?.rev),
+        ancestors:
+          record === undefined ? [] : [record.rev, ...record.ancestors].slice(0, MAX_ANCESTORS),
+        isDeleted: after === undefined,
+        stamps,
+        device,
+        changedAt: time,
+        ...(record?.docId === undefined ? {} : { docId: record.docId }),
+        ...(record?.attachment === undefined ? {} : { attachment: record.attachment }),
+        pending: 1,
+      },
     });
-  });
-  if (updates.length === 0) return;
-  const writes = [records.mutate({ type: 'put', trans, values: updates })];
+  }
+  return updates;
+}
+
+/** Fails the write when IndexedDB refused part of it (Dexie reports those without throwing). */
+function assertWritten(response: DBCoreMutateResponse, what: string): void {
+  if (response.numFailures === 0) return;
+  const failure: unknown = Object.values(response.failures)[0];
+  throw failure instanceof Error ? failure : new Error(`Could not write ${what}.`);
+}
+
+/** Writes the records, and the clock once per transaction. */
+async function writeRecords(
+  core: DBCore,
+  trans: DBCoreTransaction,
+  updates: readonly RecordUpdate[],
+  stamped: TransactionStamp,
+): Promise<void> {
+  const writes = [
+    core
+      .table(SYNC_RECORDS_TABLE)
+      .mutate({ type: 'put', trans, values: updates.map((update) => update.row) }),
+  ];
   if (!stamped.isSaved) {
     stamped.isSaved = true;
-    const stateRows: SyncStateRow[] = [{ key: CLOCK_KEY, value: time }];
-    if (stamped.isNewDevice) stateRows.push({ key: DEVICE_KEY, value: device });
-    writes.push(state.mutate({ type: 'put', trans, values: stateRows }));
+    const clock: SyncStateRow = { key: CLOCK_KEY, value: stamped.time };
+    writes.push(core.table(SYNC_STATE_TABLE).mutate({ type: 'put', trans, values: [clock] }));
   }
-  // Both go out at once: requests in one transaction run in the order they were made.
-  await Promise.all(writes);
+  for (const response of await Promise.all(writes)) assertWritten(response, 'sync records');
+}
+
+/** Puts back the records of changes that did not happen: the one before, or none. */
+async function restoreRecords(
+  core: DBCore,
+  trans: DBCoreTransaction,
+  updates: readonly RecordUpdate[],
+): Promise<void> {
+  const records = core.table(SYNC_RECORDS_TABLE);
+  const previous = updates.flatMap(({ change }) =>
+    change.record === undefined ? [] : [change.record],
+  );
+  const created = updates.flatMap(({ change, row }) =>
+    change.record === undefined ? [row.key] : [],
+  );
+  const writes: Promise<DBCoreMutateResponse>[] = [];
+  if (previous.length > 0) writes.push(records.mutate({ type: 'put', trans, values: previous }));
+  if (created.length > 0) writes.push(records.mutate({ type: 'delete', trans, keys: created }));
+  for (const response of await Promise.all(writes)) assertWritten(response, 'sync records');
 }
 
 /** The keys a request names without reading anything (all but a range delete). */
@@ -246,26 +296,23 @@ async function readBefore(
   return { keys, before: (await table.getMany({ trans: req.trans, keys })) as unknown[] };
 }
 
-/** What a write changes, key by key; a key whose write failed changes nothing. */
-function collectChanges(
+/** What a write would change, key by key: a delete of a missing row changes nothing. */
+function listChanges(
   req: DBCoreMutateRequest,
-  response: DBCoreMutateResponse,
   keys: readonly unknown[],
   before: readonly unknown[],
   records: readonly (SyncRecordRow | undefined)[],
-): { changes: TrackedChange[]; existing: (SyncRecordRow | undefined)[] } {
+): TrackedChange[] {
   const changes: TrackedChange[] = [];
-  const existing: (SyncRecordRow | undefined)[] = [];
   keys.forEach((key, index) => {
-    if (response.failures[index] !== undefined || typeof key !== 'string') return;
+    if (typeof key !== 'string') return;
     const after =
       req.type === 'add' || req.type === 'put' ? (req.values[index] as unknown) : undefined;
     const previous = before[index];
     if (previous === undefined && after === undefined) return;
-    changes.push({ id: key, before: previous, after });
-    existing.push(records[index]);
+    changes.push({ id: key, before: previous, after, requestIndex: index, record: records[index] });
   });
-  return { changes, existing };
+  return changes;
 }
 
 async function mutateTracked(
@@ -278,20 +325,35 @@ async function mutateTracked(
   const trans = req.trans as DBCoreTransaction & { mode?: string };
   // Schema upgrades write rows before the sync tables exist; version 6 records what they left.
   if (remoteTransactions.has(req.trans) || trans.mode === 'versionchange') return table.mutate(req);
-  // The rows before, their sync records and the transaction's stamp are read together rather
-  // than one after the other, and the records and the clock are written together below.
+  const stamped = await readTransactionStamp(core.table(SYNC_STATE_TABLE), req.trans, now);
+  if (stamped === null) return table.mutate(req);
+  // The rows before and their sync records are read together rather than one after the other,
+  // and the write, the records and the clock are written together below.
   const named = namedKeys(table, req);
-  const [{ keys, before }, namedRecords, stamped] = await Promise.all([
+  const [{ keys, before }, namedRecords] = await Promise.all([
     readBefore(table, req, named),
     named === undefined ? undefined : readRecords(core, req.trans, name, named),
-    readTransactionStamp(core.table(SYNC_STATE_TABLE), req.trans, now),
   ]);
   const records = namedRecords ?? (await readRecords(core, req.trans, name, keys));
-  // The records wait for the write's answer: a key whose write failed changes nothing.
-  const response = await table.mutate(req);
-  const { changes, existing } = collectChanges(req, response, keys, before, records);
-  if (changes.length > 0)
-    await recordLocalChanges(core, req.trans, name, changes, existing, stamped);
+  const updates = planRecords(name, listChanges(req, keys, before, records), stamped);
+  if (updates.length === 0) return table.mutate(req);
+  // The write and its records go out together (requests in one transaction run in the order
+  // they were made), and a key whose write failed gets its record back as it was before.
+  const written = table.mutate(req);
+  const recorded = writeRecords(core, req.trans, updates, stamped);
+  let response: DBCoreMutateResponse;
+  try {
+    response = await written;
+  } catch (error) {
+    await recorded.catch(() => undefined);
+    await restoreRecords(core, req.trans, updates).catch(() => undefined);
+    throw error;
+  }
+  await recorded;
+  const failed = updates.filter(
+    ({ change }) => response.failures[change.requestIndex] !== undefined,
+  );
+  if (failed.length > 0) await restoreRecords(core, req.trans, failed);
   return response;
 }
 
@@ -309,10 +371,13 @@ export function createChangeTracking(now: () => number): Middleware<DBCore> {
         ...down,
         transaction(stores, mode, options) {
           const isTracked = mode === 'readwrite' && stores.some(isSyncedTable);
-          const scope = isTracked
-            ? [...new Set([...stores, SYNC_RECORDS_TABLE, SYNC_STATE_TABLE])]
-            : stores;
-          return down.transaction(scope, mode, options);
+          if (!isTracked) return down.transaction(stores, mode, options);
+          const scope = [...new Set([...stores, SYNC_RECORDS_TABLE, SYNC_STATE_TABLE])];
+          const trans = down.transaction(scope, mode, options);
+          // Whether tracking has started is asked as the transaction opens, next to the
+          // caller's own first reads, so a write rarely waits for the answer.
+          readTransactionStamp(down.table(SYNC_STATE_TABLE), trans, now).catch(() => undefined);
+          return trans;
         },
         table(name) {
           const table = down.table(name);

@@ -19,10 +19,11 @@ export interface SyncHistoryRow {
 }
 
 /**
- * The upgrade to sync: every row already stored gets a record, pending, stamped now by this
- * (new) device, so turning sync on later sends everything.
+ * Where change tracking starts (the upgrade to sync, or sync's first setup on a device): every
+ * row already stored gets a record, pending, stamped now by this (new) device, so the first sync
+ * sends everything. Returns the device's id.
  */
-export async function recordExistingRows(tx: Transaction, now: number): Promise<void> {
+export async function recordExistingRows(tx: Transaction, now: number): Promise<string> {
   const device = crypto.randomUUID();
   const stamp = formatStamp(now, device);
   const records = tx.table<SyncRecordRow, string>('syncRecords');
@@ -56,4 +57,5 @@ export async function recordExistingRows(tx: Transaction, now: number): Promise<
     { key: DEVICE_KEY, value: device },
     { key: CLOCK_KEY, value: now },
   ]);
+  return device;
 }

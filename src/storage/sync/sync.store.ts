@@ -18,7 +18,7 @@ import {
   type SyncRecordRow,
 } from './change-tracking';
 import { toIncomingRow } from './incoming-row';
-import type { SyncHistoryRow } from './record-existing';
+import { recordExistingRows, type SyncHistoryRow } from './record-existing';
 import {
   SYNCED_TABLES,
   SYNC_HISTORY_TABLE,
@@ -159,19 +159,32 @@ const allSyncTables = (db: CarrelDb) => [
   db.table(SYNC_HISTORY_TABLE),
 ];
 
+/** The tables that starting change tracking reads and writes. */
+function trackingScope(db: CarrelDb): Table[] {
+  return [...SYNCED_TABLES.map((table) => db.table(table)), db.syncRecords, db.syncState];
+}
+
+async function isTracking(db: CarrelDb): Promise<boolean> {
+  return typeof (await db.syncState.get(DEVICE_KEY))?.value === 'string';
+}
+
+/**
+ * Starts change tracking on this device, once: in one transaction with every synced table, so
+ * each write from any tab or worker lands either before (and is recorded here) or after (and is
+ * tracked). Returns the device's id.
+ */
+function startTracking(db: CarrelDb): Promise<string> {
+  return db.transaction('rw', trackingScope(db), async (tx) => {
+    const row = await db.syncState.get(DEVICE_KEY);
+    if (typeof row?.value === 'string') return row.value;
+    return recordExistingRows(tx, db.syncClock());
+  });
+}
+
 export function createSyncStore(db: CarrelDb): SyncStore {
   const tableOrder = new Map<string, number>(SYNCED_TABLES.map((table, index) => [table, index]));
   return {
-    deviceId: () =>
-      guardStorage(db, () =>
-        db.transaction('rw', db.syncState, async () => {
-          const row = await db.syncState.get(DEVICE_KEY);
-          if (typeof row?.value === 'string') return row.value;
-          const device = crypto.randomUUID();
-          await db.syncState.put({ key: DEVICE_KEY, value: device });
-          return device;
-        }),
-      ),
+    deviceId: () => guardStorage(db, () => startTracking(db)),
 
     readState: (key) => guardStorage(db, async () => (await db.syncState.get(key))?.value),
     writeState: (key, value) =>
@@ -418,13 +431,19 @@ export function createSyncStore(db: CarrelDb): SyncStore {
       ),
 
     resetRecords: () =>
-      guardStorage(db, async () => {
-        await db.syncRecords.toCollection().modify((record) => {
-          record.pending = 1;
-          delete record.docId;
-          delete record.attachment;
-        });
-      }),
+      guardStorage(db, () =>
+        db.transaction('rw', trackingScope(db), async () => {
+          if (await isTracking(db)) {
+            await db.syncRecords.toCollection().modify((record) => {
+              record.pending = 1;
+              delete record.docId;
+              delete record.attachment;
+            });
+          } else {
+            await startTracking(db);
+          }
+        }),
+      ),
 
     isImportUnderway: () => guardStorage(db, async () => (await db.imports.count()) > 0),
 

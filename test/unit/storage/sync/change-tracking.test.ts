@@ -5,6 +5,7 @@ import { asSessionId } from '../../../../src/core/model';
 import { createStores } from '../../../../src/storage';
 import {
   createChangeTracking,
+  DEVICE_KEY,
   type SyncRecordRow,
 } from '../../../../src/storage/sync/change-tracking';
 import { createSyncStore } from '../../../../src/storage/sync/sync.store';
@@ -15,12 +16,68 @@ import {
   openTestDb,
 } from '../storage-fixtures';
 
+/** A database on a device where sync has been set up, so its writes are tracked. */
 async function setUp() {
   const clock = createFrozenClock();
   const db = await openTestDb({ now: () => clock.now() });
   const stores = createStores(db, clock, createSequentialIds());
-  return { db, clock, stores, sync: createSyncStore(db) };
+  const sync = createSyncStore(db);
+  await sync.deviceId();
+  return { db, clock, stores, sync };
 }
+
+function buildUserMessage(id: string, sessionId: string) {
+  return {
+    id: id as never,
+    sessionId: asSessionId(sessionId),
+    parentId: null,
+    role: 'user' as const,
+    text: 'hello',
+    textTokenCount: 1,
+    attachments: [],
+    createdAt: 1,
+    updatedAt: 1,
+    isPinned: false,
+    isExcluded: false,
+  };
+}
+
+describe('before sync is set up on a device', () => {
+  it('records nothing, then records every row once sync starts, and tracks from then on', async () => {
+    const clock = createFrozenClock();
+    const db = await openTestDb({ now: () => clock.now() });
+    const stores = createStores(db, clock, createSequentialIds());
+    const sync = createSyncStore(db);
+    await stores.sessions.create(buildSession({ id: asSessionId('s1'), title: 'Plans' }));
+    await stores.messages.put(buildUserMessage('m1', 's1'));
+    await stores.settings.set('theme', 'dark');
+    await stores.sessions.create(buildSession({ id: asSessionId('gone') }));
+    await stores.sessions.delete(asSessionId('gone'));
+    expect(await db.syncRecords.count()).toBe(0);
+    expect(await db.syncState.count()).toBe(0);
+
+    // Setting sync up (the engine resets the records when it connects) records what is there.
+    await sync.resetRecords();
+    const device = await sync.deviceId();
+    const pending = await sync.listPending(10);
+    expect(pending.map((record) => record.key).sort()).toEqual([
+      'messages/m1',
+      'sessions/s1',
+      'settings/theme',
+    ]);
+    expect(pending.every((record) => record.device === device && /^1-/.test(record.rev))).toBe(
+      true,
+    );
+    expect((await db.syncRecords.get('sessions/s1'))?.stamps).toHaveProperty('title');
+
+    clock.advance(1000);
+    await stores.sessions.update(asSessionId('s1'), { title: 'Renamed' });
+    expect((await db.syncRecords.get('sessions/s1'))?.rev).toMatch(/^2-/);
+    // Starting again changes nothing: the device keeps its id and its records.
+    expect(await sync.deviceId()).toBe(device);
+    expect((await db.syncRecords.get('sessions/s1'))?.rev).toMatch(/^2-/);
+  });
+});
 
 describe('change tracking', () => {
   it('records a new session as pending, with a first revision and a stamp per field', async () => {
@@ -53,19 +110,7 @@ describe('change tracking', () => {
   it('leaves a tombstone for every row a session deletion removes', async () => {
     const { db, stores, sync } = await setUp();
     await stores.sessions.create(buildSession({ id: asSessionId('s1') }));
-    await stores.messages.put({
-      id: 'm1' as never,
-      sessionId: asSessionId('s1'),
-      parentId: null,
-      role: 'user',
-      text: 'hello',
-      textTokenCount: 1,
-      attachments: [],
-      createdAt: 1,
-      updatedAt: 1,
-      isPinned: false,
-      isExcluded: false,
-    } as never);
+    await stores.messages.put(buildUserMessage('m1', 's1'));
     await stores.sessions.delete(asSessionId('s1'));
     expect((await db.syncRecords.get('sessions/s1'))?.isDeleted).toBe(true);
     expect((await db.syncRecords.get('messages/m1'))?.isDeleted).toBe(true);
@@ -80,7 +125,9 @@ describe('change tracking', () => {
     const { db, stores } = await setUp();
     await stores.settings.set('theme', 'dark');
     const first = await db.syncRecords.get('settings/theme');
-    await db.settings.put({ key: 'theme', value: 'dark', updatedAt: first?.changedAt ?? 0 });
+    const stored = await db.settings.get('theme');
+    if (stored === undefined) throw new Error('The setting was not stored.');
+    await db.settings.put({ ...stored });
     expect((await db.syncRecords.get('settings/theme'))?.rev).toBe(first?.rev);
   });
 
@@ -106,6 +153,8 @@ async function openClashingDb() {
   db.version(1).stores({ prompts: 'id, &name', syncRecords: 'key, pending', syncState: 'key' });
   db.use(createChangeTracking(() => 1_000));
   await db.open();
+  // Sync is set up on this device: tracking has started.
+  await db.table('syncState').put({ key: DEVICE_KEY, value: 'device-1' });
   const prompts = db.table<{ id: string; name: string; text: string }, string>('prompts');
   const records = db.table<SyncRecordRow, string>('syncRecords');
   return { db, prompts, records };
@@ -173,8 +222,16 @@ describe('upgrading to sync', () => {
     await old.table('fileTexts').add({ fileId: 'f1', projectId: null, text: 'Notes' });
     await old
       .table('prompts')
-      .add({ id: 'p1', title: 'Summarise', text: 'Summarise {{topic}}', createdAt: 1, updatedAt: 1 });
-    await old.table('searchBlocks').add({ fileId: 'f1', projectId: null, revision: 1, block: null });
+      .add({
+        id: 'p1',
+        title: 'Summarise',
+        text: 'Summarise {{topic}}',
+        createdAt: 1,
+        updatedAt: 1,
+      });
+    await old
+      .table('searchBlocks')
+      .add({ fileId: 'f1', projectId: null, revision: 1, block: null });
     await old.table('imports').add({ id: 'i1', startedAt: 1 });
     old.close();
     const db = await openCarrelDb('upgrade-v10', { dexie });
