@@ -9,7 +9,6 @@ import { buildSharedChat } from './core/model';
 import { AgentsState } from './state/settings/agents.svelte';
 import { PromptsState } from './state/settings/prompts.svelte';
 import { AttachmentsState } from './state/chat/attachments.svelte';
-import { FileViewerState } from './state/projects/file-viewer.svelte';
 import { NewChatProject } from './state/projects/new-chat-project.svelte';
 import { createEmbeddingClient, type EmbeddingClient } from './workers/embedding/embedding.client';
 import { createIngestClient, type IngestClient } from './workers/ingest/ingest.client';
@@ -233,12 +232,16 @@ async function start(): Promise<void> {
     loadIngest,
     newId,
   });
-  const fileViewer = new FileViewerState({
-    // A temporary chat's attachments open from the worker's memory.
-    files: { get: (id) => openChatStores().files.get(id) },
-    // The sync worker holds the key the bytes are sealed with.
-    fetchBytes: (fileId) => (syncClient ??= createSyncClient()).fetchFileBytes(fileId),
-    saveFile: downloadFile,
+  // The file viewer's state and code come with the first file opened.
+  const loadFileViewer = loadOnce(async () => {
+    const { FileViewerState } = await import('./state/projects/file-viewer.svelte');
+    return new FileViewerState({
+      // A temporary chat's attachments open from the worker's memory.
+      files: { get: (id) => openChatStores().files.get(id) },
+      // The sync worker holds the key the bytes are sealed with.
+      fetchBytes: (fileId) => (syncClient ??= createSyncClient()).fetchFileBytes(fileId),
+      saveFile: downloadFile,
+    });
   });
   // The built-in model's download and settings: the first-use screen and Settings fetch its
   // state and code when they show it.
@@ -268,7 +271,7 @@ async function start(): Promise<void> {
     listProjects: () => stores.projects.list(),
     providers: () => providers.providers,
   });
-  mount(App, { target, props: { context: { router, chat, providers, sessions, agents, prompts, composer, notices, settings, storage, newChatProject, loadProjects, attachments, fileViewer, loadEmbeddingSettings, loadBuiltin, usage, loadSync } } });
+  mount(App, { target, props: { context: { router, chat, providers, sessions, agents, prompts, composer, notices, settings, storage, newChatProject, loadProjects, attachments, loadFileViewer, loadEmbeddingSettings, loadBuiltin, usage, loadSync } } });
   afterFirstPaint(() => {
     // Service worker, update prompt, install button and offline indicator: their code is
     // fetched now, not with the entry script.

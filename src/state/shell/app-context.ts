@@ -39,8 +39,8 @@ export interface AppContext {
   loadProjects: () => Promise<ProjectsState>;
   /** Files attached to the next message (the composer's attach slot). */
   attachments: AttachmentsState;
-  /** The file viewer opened by citation chips and the files panel. */
-  fileViewer: FileViewerState;
+  /** The file viewer opened by citation chips and the files panel; its state and code come on first use. */
+  loadFileViewer: () => Promise<FileViewerState>;
   /** Embedding model, source and downloads (the Settings screen). */
   loadEmbeddingSettings: () => Promise<EmbeddingSettingsState>;
   /** Tokens and spend (the Usage screen). */

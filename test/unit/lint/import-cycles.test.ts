@@ -166,6 +166,8 @@ describe('the code loaded before first paint', () => {
       // Settings: the embedding model's and the built-in model's sections.
       'state/settings/embedding-settings.svelte.ts',
       'state/settings/builtin-model.svelte.ts',
+      // The file viewer, opened from a citation or the files panel.
+      'state/projects/file-viewer.svelte.ts',
       // Sync's settings and form.
       'state/settings/sync.svelte.ts',
     ];
