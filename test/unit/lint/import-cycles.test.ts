@@ -168,6 +168,8 @@ describe('the code loaded before first paint', () => {
       'state/settings/builtin-model.svelte.ts',
       // The file viewer, opened from a citation or the files panel.
       'state/projects/file-viewer.svelte.ts',
+      // The providers' names, addresses and help (onboarding, the provider form).
+      'core/model/provider-presets.ts',
       // Sync's settings and form.
       'state/settings/sync.svelte.ts',
     ];
