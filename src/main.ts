@@ -10,7 +10,7 @@ import { AgentsState } from './state/settings/agents.svelte';
 import { PromptsState } from './state/settings/prompts.svelte';
 import { AttachmentsState } from './state/chat/attachments.svelte';
 import { NewChatProject } from './state/projects/new-chat-project.svelte';
-import { createEmbeddingClient, type EmbeddingClient } from './workers/embedding/embedding.client';
+import type { EmbeddingClient } from './workers/embedding/embedding.client';
 import { createIngestClient, type IngestClient } from './workers/ingest/ingest.client';
 import { ChatSessionState } from './state/chat/chat-session.svelte';
 import { createTemporaryChatStores } from './state/chat/chat-stores';
@@ -192,17 +192,24 @@ async function start(): Promise<void> {
   // Projects, attachments and the file viewer: the ingest and embedding workers start
   // on first use, since most visits never upload a file.
   let ingest: IngestClient | null = null;
-  let embedding: EmbeddingClient | null = null;
   // Adding files is when keeping them starts to matter: ask the browser not to evict them.
   const loadIngest = (): IngestClient => {
     void storage.ensurePersistence();
     return (ingest ??= createIngestClient());
   };
-  const loadEmbedding = (): EmbeddingClient => (embedding ??= createEmbeddingClient());
+  // Only the project screen and Settings embed: the client's code comes with them.
+  const loadEmbeddingStarter = loadOnce(async () => {
+    const { createEmbeddingClient } = await import('./workers/embedding/embedding.client');
+    let embedding: EmbeddingClient | null = null;
+    return (): EmbeddingClient => (embedding ??= createEmbeddingClient());
+  });
   const newChatProject = new NewChatProject();
   // The project screen's state and code (uploads, search, embedding) come on first use.
   const loadProjects = loadOnce(async () => {
-    const { ProjectsState } = await import('./state/projects/projects.svelte');
+    const [{ ProjectsState }, loadEmbedding] = await Promise.all([
+      import('./state/projects/projects.svelte'),
+      loadEmbeddingStarter(),
+    ]);
     return new ProjectsState({
       projects: stores.projects,
       files: stores.files,
@@ -251,7 +258,10 @@ async function start(): Promise<void> {
   });
   // The embedding settings are read when Settings first shows them, with their code.
   const loadEmbeddingSettings = loadOnce(async () => {
-    const { EmbeddingSettingsState } = await import('./state/settings/embedding-settings.svelte');
+    const [{ EmbeddingSettingsState }, loadEmbedding] = await Promise.all([
+      import('./state/settings/embedding-settings.svelte'),
+      loadEmbeddingStarter(),
+    ]);
     const embeddingSettings = new EmbeddingSettingsState({ settings: stores.settings, notices, loadEmbedding });
     await embeddingSettings
       .load()

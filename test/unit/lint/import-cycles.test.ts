@@ -170,6 +170,8 @@ describe('the code loaded before first paint', () => {
       'state/projects/file-viewer.svelte.ts',
       // The providers' names, addresses and help (onboarding, the provider form).
       'core/model/provider-presets.ts',
+      // The embedding worker's client and its models' list (the project screen, Settings).
+      'workers/embedding/embedding.client.ts',
       // Sync's settings and form.
       'state/settings/sync.svelte.ts',
     ];
