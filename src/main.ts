@@ -9,9 +9,8 @@ import { buildSharedChat } from './core/model';
 import { AgentsState } from './state/settings/agents.svelte';
 import { PromptsState } from './state/settings/prompts.svelte';
 import { AttachmentsState } from './state/chat/attachments.svelte';
-import { FileViewerState } from './state/projects/file-viewer.svelte';
-import { EmbeddingSettingsState, ProjectsState } from './state/projects/projects.svelte';
-import { createEmbeddingClient, type EmbeddingClient } from './workers/embedding/embedding.client';
+import { NewChatProject } from './state/projects/new-chat-project.svelte';
+import type { EmbeddingClient } from './workers/embedding/embedding.client';
 import { createIngestClient, type IngestClient } from './workers/ingest/ingest.client';
 import { ChatSessionState } from './state/chat/chat-session.svelte';
 import { createTemporaryChatStores } from './state/chat/chat-stores';
@@ -35,7 +34,6 @@ import { createSyncClient, type SyncClient } from './workers/sync/sync.client';
 import { createAgentClient } from './workers/agent/agent.client';
 import { createAnswerFeed, openRelayChannel } from './workers/agent/answer-relay';
 import { createGenerationClient } from './workers/generation/generation.client';
-import { BuiltinModelState } from './state/settings/builtin-model.svelte';
 import { modelCatalog } from './state/settings/model-catalog.svelte';
 import { loadOnce } from './app/lib/load-once';
 import { loadMarkdownRenderer } from './app/lib/markdown-loader.svelte';
@@ -194,23 +192,36 @@ async function start(): Promise<void> {
   // Projects, attachments and the file viewer: the ingest and embedding workers start
   // on first use, since most visits never upload a file.
   let ingest: IngestClient | null = null;
-  let embedding: EmbeddingClient | null = null;
   // Adding files is when keeping them starts to matter: ask the browser not to evict them.
   const loadIngest = (): IngestClient => {
     void storage.ensurePersistence();
     return (ingest ??= createIngestClient());
   };
-  const loadEmbedding = (): EmbeddingClient => (embedding ??= createEmbeddingClient());
-  const projects = new ProjectsState({
-    projects: stores.projects,
-    files: stores.files,
-    settings: stores.settings,
-    notices,
-    loadIngest,
-    loadEmbedding,
-    searchProject: (request, signal) => workerClient.searchProject(request, signal),
-    newId,
-    now: clock.now,
+  // Only the project screen and Settings embed: the client's code comes with them.
+  const loadEmbeddingStarter = loadOnce(async () => {
+    const { createEmbeddingClient } = await import('./workers/embedding/embedding.client');
+    let embedding: EmbeddingClient | null = null;
+    return (): EmbeddingClient => (embedding ??= createEmbeddingClient());
+  });
+  const newChatProject = new NewChatProject();
+  // The project screen's state and code (uploads, search, embedding) come on first use.
+  const loadProjects = loadOnce(async () => {
+    const [{ ProjectsState }, loadEmbedding] = await Promise.all([
+      import('./state/projects/projects.svelte'),
+      loadEmbeddingStarter(),
+    ]);
+    return new ProjectsState({
+      projects: stores.projects,
+      files: stores.files,
+      settings: stores.settings,
+      notices,
+      newChat: newChatProject,
+      loadIngest,
+      loadEmbedding,
+      searchProject: (request, signal) => workerClient.searchProject(request, signal),
+      newId,
+      now: clock.now,
+    });
   });
   // Sync runs in its own worker, started at once when this device syncs, else on first visit
   // to Settings → Sync; the settings' state and form code come with it.
@@ -228,22 +239,35 @@ async function start(): Promise<void> {
     loadIngest,
     newId,
   });
-  const fileViewer = new FileViewerState({
-    // A temporary chat's attachments open from the worker's memory.
-    files: { get: (id) => openChatStores().files.get(id) },
-    // The sync worker holds the key the bytes are sealed with.
-    fetchBytes: (fileId) => (syncClient ??= createSyncClient()).fetchFileBytes(fileId),
-    saveFile: downloadFile,
+  // The file viewer's state and code come with the first file opened.
+  const loadFileViewer = loadOnce(async () => {
+    const { FileViewerState } = await import('./state/projects/file-viewer.svelte');
+    return new FileViewerState({
+      // A temporary chat's attachments open from the worker's memory.
+      files: { get: (id) => openChatStores().files.get(id) },
+      // The sync worker holds the key the bytes are sealed with.
+      fetchBytes: (fileId) => (syncClient ??= createSyncClient()).fetchFileBytes(fileId),
+      saveFile: downloadFile,
+    });
   });
-  const builtin = new BuiltinModelState(() => generation, providers);
-  const embeddingSettings = new EmbeddingSettingsState({
-    settings: stores.settings,
-    notices,
-    loadEmbedding,
+  // The built-in model's download and settings: the first-use screen and Settings fetch its
+  // state and code when they show it.
+  const loadBuiltin = loadOnce(async () => {
+    const { BuiltinModelState } = await import('./state/settings/builtin-model.svelte');
+    return new BuiltinModelState(() => generation, providers);
   });
-  void embeddingSettings
-    .load()
-    .catch((error: unknown) => notices.report(error, 'Could not load the embedding settings'));
+  // The embedding settings are read when Settings first shows them, with their code.
+  const loadEmbeddingSettings = loadOnce(async () => {
+    const [{ EmbeddingSettingsState }, loadEmbedding] = await Promise.all([
+      import('./state/settings/embedding-settings.svelte'),
+      loadEmbeddingStarter(),
+    ]);
+    const embeddingSettings = new EmbeddingSettingsState({ settings: stores.settings, notices, loadEmbedding });
+    await embeddingSettings
+      .load()
+      .catch((error: unknown) => notices.report(error, 'Could not load the embedding settings'));
+    return embeddingSettings;
+  });
   // Settings first: the theme applies before the app is drawn.
   await Promise.all([providers.load(), settings.load()]);
   // Answers left streaming by a tab that closed mid-stream are shown as interrupted, with retry.
@@ -257,7 +281,7 @@ async function start(): Promise<void> {
     listProjects: () => stores.projects.list(),
     providers: () => providers.providers,
   });
-  mount(App, { target, props: { context: { router, chat, providers, sessions, agents, prompts, composer, notices, settings, storage, projects, attachments, fileViewer, embedding: embeddingSettings, builtin, usage, loadSync } } });
+  mount(App, { target, props: { context: { router, chat, providers, sessions, agents, prompts, composer, notices, settings, storage, newChatProject, loadProjects, attachments, loadFileViewer, loadEmbeddingSettings, loadBuiltin, usage, loadSync } } });
   afterFirstPaint(() => {
     // Service worker, update prompt, install button and offline indicator: their code is
     // fetched now, not with the entry script.

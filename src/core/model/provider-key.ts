@@ -1,4 +1,4 @@
-import type { ProviderConfig } from './provider';
+import type { ProviderConfig, ProviderPreset } from './provider';
 
 /**
  * An API key belongs to the origin it was entered for. These rules decide when it may be sent,
@@ -20,6 +20,14 @@ export function readOrigin(url: string): string | undefined {
  * (a key is required and there is none), `wrong-origin` (the base URL no longer points to where
  * the key was entered: it must not go there).
  */
+/** Presets whose servers take requests without a key: local servers, a custom endpoint, the built-in model. */
+const KEYLESS_PRESETS: ReadonlySet<ProviderPreset> = new Set(['ollama', 'lmstudio', 'custom', 'local']);
+
+/** Whether a provider of this preset needs a key before it is asked anything. */
+export function isKeyRequired(preset: ProviderPreset): boolean {
+  return !KEYLESS_PRESETS.has(preset);
+}
+
 export type KeyUse = 'none' | 'send' | 'needed' | 'wrong-origin';
 
 export function decideKeyUse(

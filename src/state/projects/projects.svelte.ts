@@ -1,27 +1,21 @@
-import { asFileId, asProjectId, type Agent, type AgentId, type FileId, type ModelRef, type Project, type ProjectFile, type ProjectId } from '../../core/model';
+import { asFileId, asProjectId, type AgentId, type FileId, type ModelRef, type Project, type ProjectFile, type ProjectId } from '../../core/model';
 import type { FileInfo, FileStore, ProjectStore, SettingsStore, StoredFile } from '../../core/ports';
-import {
-  DEFAULT_EMBEDDING_SETTINGS,
-  EMBEDDING_SETTINGS_KEY,
-  embeddingSettingsSchema,
-  readEmbeddingSettings,
-  type EmbeddingClient,
-  type EmbeddingProgress,
-  type EmbeddingSettings,
-  type ModelFile,
-} from '../../workers/embedding/embedding.client';
+import { readEmbeddingSettings, type EmbeddingClient } from '../../workers/embedding/embedding.client';
 import type { IngestClient, IngestJob } from '../../workers/ingest/ingest.client';
 import type { NoticesState } from '../shell/notices.svelte';
 import { ModelDownload } from '../settings/model-download';
 import { ProjectSearchState, type ProjectSearchDeps } from './project-search.svelte';
 import { settleUploadRow, type UploadEmbedding, type UploadRow } from './upload-rows';
 import { type EmbeddedCount } from './project-fit';
+import type { NewChatProject } from './new-chat-project.svelte';
 
 export interface ProjectsDeps {
   projects: ProjectStore;
   files: FileStore;
   settings: SettingsStore;
   notices: NoticesState;
+  /** The project a new chat starts in: a deleted project stops being it. */
+  newChat: NewChatProject;
   /** Workers start on first use: most visits never upload a file. */
   loadIngest(): IngestClient;
   loadEmbedding(): EmbeddingClient;
@@ -48,8 +42,6 @@ export class ProjectsState {
   embedded = $state<EmbeddedCount | null>(null);
   /** Why the passages have no embeddings (model unavailable, downloads off); null when fine. */
   embeddingNote = $state<string | null>(null);
-  /** A new chat started from a project: its first message creates the session in it. */
-  newChatProjectId = $state<ProjectId | null>(null);
   /** The search box over the open project's files. */
   readonly search: ProjectSearchState;
   /** How to stop each upload row's current work (reading, then embedding), by row key. */
@@ -128,7 +120,7 @@ export class ProjectsState {
     if (!project) return;
     this.cancelUpload();
     await this.deps.projects.delete(project.id);
-    if (this.newChatProjectId === project.id) this.newChatProjectId = null;
+    if (this.deps.newChat.projectId === project.id) this.deps.newChat.projectId = null;
     this.project = null;
     this.files = [];
     this.uploads = [];
@@ -359,130 +351,3 @@ function toFileRow(file: FileInfo): ProjectFileRow {
 function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
-
-/** "carrel/tiny-embedder is ready (WebAssembly, 2 threads)." */
-export function readyStatus(modelId: string, runtime: string | null): string {
-  return runtime === null ? `${modelId} is ready.` : `${modelId} is ready (${runtime}).`;
-}
-
-/** Embedding model choice, source, downloads, "Download now" and folder import (Settings). */
-export class EmbeddingSettingsState {
-  settings = $state<EmbeddingSettings>(DEFAULT_EMBEDDING_SETTINGS);
-  /** 0–1 while a model loads; null otherwise. */
-  progress = $state<number | null>(null);
-  progressLabel = $state('');
-  status = $state<string | null>(null);
-  /** The last download could not reach the network: Settings offers to retry. */
-  canRetry = $state(false);
-  isBusy = $state(false);
-  private cancelPrepare: (() => void) | null = null;
-  private download = new ModelDownload();
-
-  constructor(private readonly deps: Pick<ProjectsDeps, 'settings' | 'notices' | 'loadEmbedding'>) {}
-
-  async load(): Promise<void> {
-    this.settings = await readEmbeddingSettings(this.deps.settings);
-  }
-
-  async save(patch: Partial<EmbeddingSettings>): Promise<boolean> {
-    const parsed = embeddingSettingsSchema.safeParse({ ...$state.snapshot(this.settings), ...patch });
-    if (!parsed.success) {
-      this.status = 'These settings are incomplete: a self-hosted source needs its address.';
-      return false;
-    }
-    this.settings = parsed.data;
-    this.status = null;
-    await this.deps.notices.guard('Could not save the embedding settings', () =>
-      this.deps.settings.set(EMBEDDING_SETTINGS_KEY, parsed.data),
-    );
-    return true;
-  }
-
-  /** Loads the model now (downloading if allowed), with progress. */
-  async downloadNow(): Promise<void> {
-    if (this.isBusy) return;
-    this.isBusy = true;
-    this.progress = 0;
-    this.progressLabel = '';
-    this.download = new ModelDownload();
-    this.status = null;
-    this.canRetry = false;
-    try {
-      const job = this.deps.loadEmbedding().prepareModel($state.snapshot(this.settings), (event) => this.onProgress(event));
-      this.cancelPrepare = () => job.cancel();
-      const result = await job.result;
-      this.status = result.ok ? readyStatus(this.settings.modelId, result.value.runtime) : result.error.message;
-      this.canRetry = !result.ok && result.error.code === 'download_failed';
-    } catch (error) {
-      this.status = describe(error);
-    } finally {
-      this.cancelPrepare = null;
-      this.progress = null;
-      this.isBusy = false;
-    }
-  }
-
-  cancel(): void {
-    this.cancelPrepare?.();
-  }
-
-  /** Stores a model folder the person picked (`<input type=file webkitdirectory>`). */
-  async importFolder(files: readonly File[]): Promise<void> {
-    if (files.length === 0 || this.isBusy) return;
-    this.isBusy = true;
-    this.status = null;
-    try {
-      const modelFiles: ModelFile[] = files.map((file) => ({
-        path: file.webkitRelativePath || file.name,
-        blob: file,
-      }));
-      const result = await this.deps.loadEmbedding().importModelFolder(this.settings.modelId, modelFiles, this.settings.isQuantized);
-      if (result.ok) {
-        await this.save({ source: { kind: 'imported' } });
-        this.status = `Imported ${result.value.fileCount} files for ${this.settings.modelId}.`;
-      } else {
-        this.status = result.error.message;
-      }
-    } catch (error) {
-      this.status = describe(error);
-    } finally {
-      this.isBusy = false;
-    }
-  }
-
-  private onProgress(event: EmbeddingProgress): void {
-    if (event.kind !== 'model') return;
-    const view = this.download.update(event.progress);
-    this.progress = view.fraction ?? 0;
-    this.progressLabel = view.label;
-  }
-}
-
-/**
- * "New chat in this project": the next first message creates its session in the project, with
- * the project's default model and agent picked in the composer.
- */
-export async function startProjectChat(
-  project: Project,
-  deps: {
-    projects: Pick<ProjectsState, 'newChatProjectId'>;
-    goToNewChat(): void;
-    /** Resolves once the composer followed the new (empty) chat. */
-    settle(): Promise<void>;
-    composer: { setModels(models: ModelRef[]): Promise<void>; setAgent(agent: Agent, available: ModelRef[]): Promise<void> };
-    agents: { find(id: string | null): Agent };
-    available: ModelRef[];
-  },
-): Promise<void> {
-  deps.projects.newChatProjectId = project.id;
-  deps.goToNewChat();
-  await deps.settle();
-  if (project.defaultAgentId) await deps.composer.setAgent(deps.agents.find(project.defaultAgentId), deps.available);
-  const model = project.defaultModel;
-  if (model && deps.available.some((m) => m.providerId === model.providerId && m.modelId === model.modelId)) {
-    await deps.composer.setModels([model]);
-  }
-}
-
-/** The embedding models the Settings picker offers. */
-export { EMBEDDING_MODELS } from '../../workers/embedding/embedding.client';

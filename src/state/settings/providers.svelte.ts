@@ -1,7 +1,6 @@
-import { asProviderId, bindKey, decideKeyUse, type KeyUse, type ModelInfo, type ModelRef, type ProviderConfig, type ProviderPreset } from '../../core/model';
+import { asProviderId, bindKey, decideKeyUse, isKeyRequired, type KeyUse, type ModelInfo, type ModelRef, type ProviderConfig, type ProviderPreset } from '../../core/model';
 import type { ProviderStore } from '../../core/ports';
 import { modelCatalog as pageCatalog, type ModelCatalogState } from './model-catalog.svelte';
-import { PROVIDER_PRESETS } from '../../core/model/provider-presets';
 import { err, type Result } from '../../util/result';
 import type { WorkerResult } from '../../workers/agent/agent.api';
 import type { ProviderFields } from './provider-form';
@@ -94,7 +93,7 @@ export class ProvidersState {
 
   /** Whether requests can use the provider's key as stored (`needed`/`wrong-origin`: ask for it). */
   describeKeyUse(provider: ProviderConfig): KeyUse {
-    return decideKeyUse(provider, PROVIDER_PRESETS[provider.preset].isKeyRequired);
+    return decideKeyUse(provider, isKeyRequired(provider.preset));
   }
 
   async setModels(provider: ProviderConfig, models: string[]): Promise<void> {

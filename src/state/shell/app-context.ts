@@ -2,7 +2,9 @@ import type { AgentsState } from '../settings/agents.svelte';
 import type { AttachmentsState } from '../chat/attachments.svelte';
 import type { BuiltinModelState } from '../settings/builtin-model.svelte';
 import type { FileViewerState } from '../projects/file-viewer.svelte';
-import type { EmbeddingSettingsState, ProjectsState } from '../projects/projects.svelte';
+import type { ProjectsState } from '../projects/projects.svelte';
+import type { NewChatProject } from '../projects/new-chat-project.svelte';
+import type { EmbeddingSettingsState } from '../settings/embedding-settings.svelte';
 import type { ChatSessionState } from '../chat/chat-session.svelte';
 import type { ComposerState } from '../chat/composer.svelte';
 import type { NoticesState } from './notices.svelte';
@@ -31,18 +33,20 @@ export interface AppContext {
   settings: SettingsState;
   /** Persistence, usage, backups and delete-everything (the Settings screen). */
   storage: StorageSettingsState;
-  /** The open project: settings, files, uploads, fit or search. */
-  projects: ProjectsState;
+  /** The project a new chat starts in (the composer's chip, "New chat" in a project). */
+  newChatProject: NewChatProject;
+  /** The open project: settings, files, uploads, fit or search; state and code come on first use. */
+  loadProjects: () => Promise<ProjectsState>;
   /** Files attached to the next message (the composer's attach slot). */
   attachments: AttachmentsState;
-  /** The file viewer opened by citation chips and the files panel. */
-  fileViewer: FileViewerState;
+  /** The file viewer opened by citation chips and the files panel; its state and code come on first use. */
+  loadFileViewer: () => Promise<FileViewerState>;
   /** Embedding model, source and downloads (the Settings screen). */
-  embedding: EmbeddingSettingsState;
+  loadEmbeddingSettings: () => Promise<EmbeddingSettingsState>;
   /** Tokens and spend (the Usage screen). */
   usage: UsageState;
-  /** The built-in model: first-run download, how it runs. */
-  builtin: BuiltinModelState;
+  /** The built-in model: first-run download, how it runs; its state and code come on first use. */
+  loadBuiltin: () => Promise<BuiltinModelState>;
   /**
    * Sync across devices (the Settings screen), fetched on first use; absent in compositions
    * without it.

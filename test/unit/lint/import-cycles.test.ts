@@ -1,4 +1,5 @@
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
@@ -113,5 +114,81 @@ describe('the settings registry', () => {
     for (const entry of ['core/model/settings.ts', 'core/model/index.ts']) {
       expect(reachableFrom(graph, resolve(SRC, entry)).has(policy), entry).toBe(false);
     }
+  });
+});
+
+/** The `<script>` blocks of a Svelte component, or the whole text of a TypeScript file. */
+function scriptText(file: string): string {
+  const text = readFileSync(file, 'utf8');
+  if (!file.endsWith('.svelte')) return text;
+  return [...text.matchAll(/<script\b[^>]*>([\s\S]*?)<\/script>/g)].map((match) => match[1]).join('\n');
+}
+
+/**
+ * The files each source loads as it runs: static imports and re-exports, not `import type`
+ * (erased) and not `import()` (a chunk of its own, fetched on demand). An import whose names
+ * are all `type` still loads its module (verbatimModuleSyntax keeps it), so it counts.
+ */
+function runtimeImportGraph(files: readonly string[]): Map<string, string[]> {
+  return new Map(
+    files.map((file) => {
+      const source = ts.createSourceFile(file, scriptText(file), ts.ScriptTarget.Latest);
+      const specifiers = source.statements.flatMap((statement) => {
+        if (ts.isImportDeclaration(statement) && statement.importClause?.isTypeOnly !== true)
+          return [statement.moduleSpecifier];
+        if (ts.isExportDeclaration(statement) && !statement.isTypeOnly && statement.moduleSpecifier)
+          return [statement.moduleSpecifier];
+        return [];
+      });
+      const targets = specifiers
+        .filter(ts.isStringLiteral)
+        .map((specifier) => resolveImport(file, specifier.text))
+        .filter((path): path is string => path !== null);
+      return [file, [...new Set(targets)]];
+    }),
+  );
+}
+
+describe('the code loaded before first paint', () => {
+  const graph = runtimeImportGraph(listSources(SRC));
+  const startup = reachableFrom(graph, resolve(SRC, 'main.ts'));
+
+  it('holds the first screen: the shell, the chat screen, the database', () => {
+    for (const file of ['app/App.svelte', 'app/screens/ChatScreen.svelte', 'storage/db.ts', 'state/projects/new-chat-project.svelte.ts']) {
+      expect(startup.has(resolve(SRC, file)), file).toBe(true);
+    }
+  });
+
+  it('leaves out the state of screens and panels that are fetched when first shown', () => {
+    const later = [
+      // The project screen: uploads, project search, the embedding queue.
+      'state/projects/projects.svelte.ts',
+      // Settings: the embedding model's and the built-in model's sections.
+      'state/settings/embedding-settings.svelte.ts',
+      'state/settings/builtin-model.svelte.ts',
+      // The file viewer, opened from a citation or the files panel.
+      'state/projects/file-viewer.svelte.ts',
+      // The providers' names, addresses and help (onboarding, the provider form).
+      'core/model/provider-presets.ts',
+      // The embedding worker's client and its models' list (the project screen, Settings).
+      'workers/embedding/embedding.client.ts',
+      // Sync's settings and form.
+      'state/settings/sync.svelte.ts',
+    ];
+    for (const file of later) {
+      expect(graph.has(resolve(SRC, file)), `${file} exists`).toBe(true);
+      expect(startup.has(resolve(SRC, file)), file).toBe(false);
+    }
+  });
+
+  it('counts a static import, not a type-only one or an import() call', () => {
+    const graphOf = (text: string): string[] => {
+      const dir = mkdtempSync(join(tmpdir(), 'startup-graph-'));
+      for (const name of ['a', 'b', 'c', 'd']) writeFileSync(join(dir, `${name}.ts`), name === 'a' ? text : '');
+      const targets = runtimeImportGraph([join(dir, 'a.ts')]).get(join(dir, 'a.ts')) ?? [];
+      return targets.map((path) => relative(dir, path));
+    };
+    expect(graphOf("import type { B } from './b';\nconst c = () => import('./c');\nimport { type D } from './d';")).toEqual(['d.ts']);
+    expect(graphOf("import { b } from './b';\nexport { c } from './c';\nexport type { D } from './d';")).toEqual(['b.ts', 'c.ts']);
   });
 });

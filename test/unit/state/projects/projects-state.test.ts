@@ -6,6 +6,7 @@ import { NoticesState } from '../../../../src/state/shell/notices.svelte';
 import { FileViewerState, type FileViewerDeps } from '../../../../src/state/projects/file-viewer.svelte';
 import { describeUploadRow } from '../../../../src/state/projects/upload-rows';
 import { ProjectsState } from '../../../../src/state/projects/projects.svelte';
+import { NewChatProject } from '../../../../src/state/projects/new-chat-project.svelte';
 import type { EmbeddingClient, EmbeddingProgressListener } from '../../../../src/workers/embedding/embedding.client';
 import type { IngestClient } from '../../../../src/workers/ingest/ingest.client';
 import { createInlineIngest, createRagStores, fixtureInput } from '../../workers/rag-stores';
@@ -87,11 +88,13 @@ function createDrivenEmbedding() {
 async function createProjects(options: { embedding?: EmbeddingClient; ingest?: (stores: Awaited<ReturnType<typeof createRagStores>>) => IngestClient } = {}) {
   const stores = await createRagStores();
   let id = 0;
+  const newChat = new NewChatProject();
   const projects = new ProjectsState({
     projects: stores.projects,
     files: stores.files,
     settings: stores.settings,
     notices: new NoticesState(),
+    newChat,
     loadIngest: () => (options.ingest ?? createInlineIngest)(stores),
     loadEmbedding: () => options.embedding ?? createUnavailableEmbedding(),
     // The search box has its own tests (project-search-state.test.ts).
@@ -99,7 +102,7 @@ async function createProjects(options: { embedding?: EmbeddingClient; ingest?: (
     newId: () => `id-${++id}`,
     now: () => 1_000,
   });
-  return { stores, projects };
+  return { stores, projects, newChat };
 }
 
 const SMALL_MODEL: ModelInfo = {
@@ -297,8 +300,9 @@ describe('ProjectsState', () => {
   });
 
   it('saves renames and instructions, and deletes the project with its files', async () => {
-    const { projects, stores } = await createProjects();
+    const { projects, stores, newChat } = await createProjects();
     const project = await projects.create();
+    const other = await projects.create('Other');
     await projects.open(project.id);
     await projects.rename('  Launch  ');
     await projects.setInstructions('Be brief.');
@@ -306,10 +310,19 @@ describe('ProjectsState', () => {
 
     await projects.upload([asFile('corpus/coffee.md', 'text/markdown')]);
     const fileId = projects.files[0]?.id;
+    // A new chat about to start in the deleted project starts outside any project instead.
+    newChat.projectId = project.id;
     await projects.remove();
     expect(await stores.projects.get(project.id)).toBeUndefined();
     expect(fileId && (await stores.files.get(fileId))).toBeUndefined();
     expect(projects.project).toBeNull();
+    expect(newChat.projectId).toBeNull();
+
+    // Deleting another project leaves the new chat's project alone.
+    newChat.projectId = project.id;
+    await projects.open(other.id);
+    await projects.remove();
+    expect(newChat.projectId).toBe(project.id);
   });
 });
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ProviderConfig } from '../../../../src/core/model';
+import { PROVIDER_PRESETS } from '../../../../src/core/model/provider-presets';
 import type { ProviderStore } from '../../../../src/core/ports';
 import { findKeyOriginProblem, toProviderDraft, validateProviderDraft } from '../../../../src/state/settings/provider-form';
 import { ProvidersState } from '../../../../src/state/settings/providers.svelte';
@@ -61,5 +62,20 @@ describe('a key stays bound to the origin it was typed for', () => {
     const [saved] = providers.providers;
     expect(saved).toMatchObject({ apiKey: 'sk-ant-entered-0123', keyOrigin: 'https://api.anthropic.com' });
     expect(saved && providers.describeKeyUse(saved)).toBe('send');
+  });
+
+  it('asks no key of a provider that needs none, as the settings form says', async () => {
+    const providers = new ProvidersState(createMemoryProviders(), () => 'p3');
+    const local = await providers.add({
+      name: 'Ollama',
+      preset: 'ollama',
+      kind: 'openai-compatible',
+      baseUrl: 'http://localhost:11434/v1',
+      apiKey: '',
+      model: 'llama3.2',
+    });
+    expect(providers.describeKeyUse(local)).toBe('none');
+    const keyless = Object.values(PROVIDER_PRESETS).filter((info) => !info.isKeyRequired).map((info) => info.preset);
+    expect(keyless.sort()).toEqual(['custom', 'lmstudio', 'local', 'ollama']);
   });
 });
