@@ -32,10 +32,16 @@ interface PricedOlderMessage {
  */
 const pricedByMessage = new WeakMap<ChatMessageSimple, PricedOlderMessage>();
 
+/**
+ * `shouldKeep` false prices without remembering: the running sums read a message's blocks once
+ * and keep only their totals, so the blocks of the thousands of messages older than anything sent
+ * die young instead of being held (and moved by every garbage collection) until the message goes.
+ */
 function priceOlderMessage(
   env: PartEnv,
   message: ChatMessageSimple,
   isPinned: boolean,
+  shouldKeep = true,
 ): readonly Block[] {
   const { pricing } = env;
   const memo = pricedByMessage.get(message);
@@ -45,7 +51,7 @@ function priceOlderMessage(
   const blocks: Block[] = [];
   if (message.role === 'user') priceUserMessage(message, pricing, part, isPinned, blocks);
   else priceAssistantSteps(message.steps, message.id, false, pricing, part, isPinned, blocks);
-  pricedByMessage.set(message, { pricing, isPinned, blocks });
+  if (shouldKeep) pricedByMessage.set(message, { pricing, isPinned, blocks });
   return blocks;
 }
 
@@ -265,7 +271,7 @@ function sumOlderHistory(env: PartEnv, end: number): HistorySums {
     if (message.isPinned) {
       sums.pinnedAt.push(index);
     } else {
-      const blocks = priceOlderMessage(env, message, false);
+      const blocks = priceOlderMessage(env, message, false, false);
       if (blocks.length > 0) sent = 1;
       for (const block of blocks) {
         tokens += block.tokens;
