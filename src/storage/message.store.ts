@@ -123,10 +123,9 @@ async function loadChainRowsBelow(
   return rows.reverse();
 }
 
-/** Where a message the session has not seen goes: its parent's line if the next slot is free. */
 /**
- * Where a new row goes in the lines: below its parent (`parentRow`, read by the caller), on the
- * parent's line unless a sibling already continues it.
+ * Where a message the session has not seen goes: its parent's line (`parentRow`, read by the
+ * caller) if the next slot is free.
  */
 async function placeNewRow(
   db: CarrelDb,

@@ -323,7 +323,7 @@ async function mutateTracked(
   now: () => number,
 ): Promise<DBCoreMutateResponse> {
   const trans = req.trans as DBCoreTransaction & { mode?: string };
-  // Schema upgrades write rows before the sync tables exist; version 6 records what they left.
+  // Schema upgrades write rows before the sync tables exist; version 10 records what they left.
   if (remoteTransactions.has(req.trans) || trans.mode === 'versionchange') return table.mutate(req);
   const stamped = await readTransactionStamp(core.table(SYNC_STATE_TABLE), req.trans, now);
   if (stamped === null) return table.mutate(req);

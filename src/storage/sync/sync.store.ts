@@ -164,8 +164,10 @@ function trackingScope(db: CarrelDb): Table[] {
   return [...SYNCED_TABLES.map((table) => db.table(table)), db.syncRecords, db.syncState];
 }
 
-async function isTracking(db: CarrelDb): Promise<boolean> {
-  return typeof (await db.syncState.get(DEVICE_KEY))?.value === 'string';
+/** The device's id, once change tracking has started here. */
+async function readDeviceId(db: CarrelDb): Promise<string | undefined> {
+  const value = (await db.syncState.get(DEVICE_KEY))?.value;
+  return typeof value === 'string' ? value : undefined;
 }
 
 /**
@@ -175,9 +177,7 @@ async function isTracking(db: CarrelDb): Promise<boolean> {
  */
 function startTracking(db: CarrelDb): Promise<string> {
   return db.transaction('rw', trackingScope(db), async (tx) => {
-    const row = await db.syncState.get(DEVICE_KEY);
-    if (typeof row?.value === 'string') return row.value;
-    return recordExistingRows(tx, db.syncClock());
+    return (await readDeviceId(db)) ?? recordExistingRows(tx, db.syncClock());
   });
 }
 
@@ -433,7 +433,7 @@ export function createSyncStore(db: CarrelDb): SyncStore {
     resetRecords: () =>
       guardStorage(db, () =>
         db.transaction('rw', trackingScope(db), async () => {
-          if (await isTracking(db)) {
+          if ((await readDeviceId(db)) !== undefined) {
             await db.syncRecords.toCollection().modify((record) => {
               record.pending = 1;
               delete record.docId;
