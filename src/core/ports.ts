@@ -236,11 +236,87 @@ export interface SearchBlockField {
 }
 
 /**
+ * A project's whole search index as joined from its files' blocks, stored so that opening a
+ * large project reads one row of packed arrays instead of reading and joining a block per file
+ * (core/rag/search-block.ts builds, checks and restores it).
+ */
+export interface ProjectSearchSnapshot {
+  /** The layout and tokenizing it was built with; another one is rebuilt, never read. */
+  format: number;
+  /** The embedding model whose vectors it holds; null: keywords alone. */
+  modelId: string | null;
+  /** Some chunk had a vector (of any model) when it was joined. */
+  hasAnyVector: boolean;
+  /** The files it was joined from, in file id order, and the names their titles were counted from. */
+  fileIds: FileId[];
+  fileNames: string[];
+  /** Every chunk in index order: its id, its file (a position in `fileIds`) and its location. */
+  chunkIds: string[];
+  chunkFiles: Uint32Array;
+  locations: string[];
+  keywords: {
+    /** The distinct terms in id order, each followed by a line feed. */
+    terms: string;
+    /** The text field, then the title field: term t's postings are `docs[starts[t]..starts[t + 1])`. */
+    fields: [SnapshotKeywordField, SnapshotKeywordField];
+    /** The term ids in sorted order, and the terms' trie in depth-first order (core/rag/term-dictionary.ts). */
+    dictionary: { sortedIds: Int32Array; trie: FlatTrie };
+  };
+  vectors: {
+    /** The chunk (a position in `chunkIds`) of each vector row. */
+    rows: Uint32Array;
+    dimensions: number;
+    /** Unit rows: 8-bit with one scale per row when `scales` is set, float32 otherwise. */
+    values: Int8Array | Float32Array;
+    scales: Float32Array | null;
+    /** Rows whose vector held a NaN or an infinity: stored as zeros, never ranked. */
+    nonFiniteRows: Int32Array;
+  };
+}
+
+/** A trie's nodes in depth-first order (children in code-unit order); the root is implied. */
+export interface FlatTrie {
+  units: Uint16Array;
+  /** Length of the path to the node: 1 for the root's children. */
+  depths: Int32Array;
+  /** Index of the first node after this node's subtree. */
+  ends: Int32Array;
+  /** Id of the term that ends at the node, or -1. */
+  termIdsAt: Int32Array;
+  shortestBelow: Int32Array;
+  longestBelow: Int32Array;
+}
+
+export interface SnapshotKeywordField {
+  starts: Int32Array;
+  docs: Int32Array;
+  termFrequencies: Uint16Array;
+  lengths: Uint16Array;
+}
+
+/**
  * Search blocks kept per file. Every write of a file's chunks (ingest, embedding, import,
  * deletion) drops its block and moves its revision on, so a block built from chunks read
- * before such a write is refused.
+ * before such a write is refused. The same writes drop the project's snapshot and move its
+ * generation on, so a snapshot joined from blocks read before them is refused too.
  */
 export interface SearchBlockStore {
+  /**
+   * The project's snapshot (null when there is none or its row does not read) and the
+   * generation to store a new one at.
+   */
+  readSnapshot(
+    projectId: ProjectId,
+  ): Promise<{ generation: number; snapshot: ProjectSearchSnapshot | null }>;
+  /**
+   * Stores the snapshot unless chunks of the project were written since `generation` was read,
+   * or the project has no file left.
+   */
+  putSnapshot(
+    projectId: ProjectId,
+    snapshot: ProjectSearchSnapshot,
+    generation: number,
+  ): Promise<boolean>;
   /** The project's stored blocks by file; a block whose row does not read is left out. */
   listByProject(projectId: ProjectId): Promise<Map<FileId, FileSearchBlock>>;
   /** A file's chunks (ordinal order) and the revision they were read at, in one read. */

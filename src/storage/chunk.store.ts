@@ -43,7 +43,7 @@ export function createChunkStore(db: CarrelDb): ChunkStore {
   return {
     replaceForFile: (fileId, chunks) =>
       guardStorage(db, () =>
-        db.transaction('rw', [db.chunks, db.searchBlocks], async () => {
+        db.transaction('rw', [db.chunks, db.searchBlocks, db.searchSnapshots], async () => {
           const projectId = chunks[0]?.projectId ?? (await db.searchBlocks.get(fileId))?.projectId;
           // Only chunks that are gone are deleted: a chunk written again unchanged (its vector
           // saved) is no change to sync, where deleting and re-adding it would be two.

@@ -19,6 +19,7 @@ import { readOrigin } from '../core/model';
 import type { FileSearchBlock, PageSpan } from '../core/ports';
 import { StorageError, toStorageError } from './errors';
 import { placeRows, type TreeLinks } from './message-lines';
+import type { StoredSearchSnapshot } from './search-snapshot-codec';
 import { ROOT_PARENT_ID, type MessageRow } from './message-row';
 import {
   createChangeTracking,
@@ -214,7 +215,25 @@ export const SCHEMA_V10 = {
 
 export type { SyncRecordRow, SyncStateRow, SyncHistoryRow };
 
-export const CURRENT_SCHEMA_VERSION = 10;
+/**
+ * Version 11: each project's whole search index joined from its files' blocks, stored in one
+ * row with a generation that every write of the project's chunks moves on. Starts empty: a
+ * project's snapshot is stored after its next search joins the blocks.
+ */
+export const SCHEMA_V11 = {
+  ...SCHEMA_V10,
+  // The generation is indexed so that it reads without the snapshot's tens of MB.
+  searchSnapshots: 'projectId, [projectId+generation]',
+} as const;
+
+export interface SearchSnapshotRow {
+  projectId: string;
+  generation: number;
+  /** Null once chunks of the project changed, until a search joins the blocks again. */
+  snapshot: StoredSearchSnapshot | null;
+}
+
+export const CURRENT_SCHEMA_VERSION = 11;
 
 function sumTokens(values: readonly unknown[]): number {
   return values.reduce<number>(
@@ -369,6 +388,7 @@ export class CarrelDb extends Dexie {
   declare readonly syncHistory: Table<SyncHistoryRow, string>;
   declare readonly fileTexts: Table<FileTextRow, string>;
   declare readonly searchBlocks: Table<SearchBlockRow, string>;
+  declare readonly searchSnapshots: Table<SearchSnapshotRow, string>;
   declare readonly imports: Table<ImportRow, string>;
   declare readonly importUndo: Table<ImportUndoRow, number>;
   declare readonly prompts: Table<PromptRow, string>;
@@ -392,6 +412,7 @@ export class CarrelDb extends Dexie {
     this.version(10)
       .stores(SCHEMA_V10)
       .upgrade((tx) => recordExistingRows(tx, now()));
+    this.version(11).stores(SCHEMA_V11);
     this.use(createChangeTracking(now));
     this.syncClock = now;
   }

@@ -19,9 +19,10 @@ export function createProjectStore(db: CarrelDb, clock: Clock): ProjectStore {
     ...entities,
     delete: (id) =>
       guardStorage(db, () =>
-        db.transaction('rw', [db.projects, db.files, db.fileTexts, db.chunks, db.searchBlocks, db.sessions], async () => {
+        db.transaction('rw', [db.projects, db.files, db.fileTexts, db.chunks, db.searchBlocks, db.searchSnapshots, db.sessions], async () => {
           await db.chunks.where('projectId').equals(id).delete();
           await db.searchBlocks.where('projectId').equals(id).delete();
+          await db.searchSnapshots.delete(id);
           await db.fileTexts.where('projectId').equals(id).delete();
           await db.files.where('projectId').equals(id).delete();
           await db.sessions

@@ -9,6 +9,8 @@ import type { FileSearchBlock, SearchBlockStore } from '../core/ports';
 import { fromChunkRow } from './chunk.store';
 import type { CarrelDb } from './db';
 import { guardStorage } from './guard';
+import { readSnapshotGeneration } from './search-block-revisions';
+import { decodeSearchSnapshot, encodeSearchSnapshot } from './search-snapshot-codec';
 
 /**
  * The row's shape, checked by hand: zod would copy every id list of a large
@@ -57,6 +59,29 @@ function isStringArray(value: unknown): value is string[] {
 
 export function createSearchBlockStore(db: CarrelDb): SearchBlockStore {
   return {
+    readSnapshot: (projectId) =>
+      guardStorage(db, async () => {
+        const row = await db.searchSnapshots.get(projectId);
+        return {
+          generation: row?.generation ?? 0,
+          // A snapshot that does not read is joined again from the blocks.
+          snapshot: row?.snapshot == null ? null : await decodeSearchSnapshot(row.snapshot),
+        };
+      }),
+    putSnapshot: (projectId, snapshot, generation) =>
+      guardStorage(db, () => {
+        const stored = encodeSearchSnapshot(snapshot);
+        return db.transaction('rw', [db.files, db.searchSnapshots], async () => {
+          // A project deleted meanwhile has no files left: its row must not come back.
+          const [someFile, current] = await Promise.all([
+            db.files.where('projectId').equals(projectId).limit(1).primaryKeys(),
+            readSnapshotGeneration(db, projectId),
+          ]);
+          if (someFile.length === 0 || current !== generation) return false;
+          await db.searchSnapshots.put({ projectId, generation, snapshot: stored });
+          return true;
+        });
+      }),
     listByProject: (projectId) =>
       guardStorage(db, async () => {
         const rows = await db.searchBlocks.where('projectId').equals(projectId).toArray();

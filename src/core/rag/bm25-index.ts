@@ -12,7 +12,7 @@
  * still provides the tokenizer, and the tests check the rankings against it.
  */
 import MiniSearch from 'minisearch';
-import { createTermDictionary } from './term-dictionary';
+import { createTermDictionary, type TermDictionaryLayout } from './term-dictionary';
 import { selectTopRows } from './top-k';
 
 export interface RankedId {
@@ -65,16 +65,40 @@ export interface KeywordIndex {
   readonly size: number;
   /** The ids of the best `limit` documents, best first; documents matching no term are left out. */
   search(query: string, limit: number): RankedId[];
+  /**
+   * What the index holds, to store and restore without counting again (the arrays are the
+   * index's own: do not change them).
+   */
+  exportState(): KeywordIndexState;
 }
 
-/** One field's postings in compressed-row form: term t's documents are `docs[starts[t]..starts[t+1])`. */
-interface FieldPostings {
-  boost: number;
+/**
+ * A joined index as stored: the terms packed as a segment holds them (id order), and each
+ * field's postings by term. The document ids are kept by whoever stores it (they are the
+ * chunks' ids, in index order).
+ */
+export interface KeywordIndexState {
+  terms: string;
+  /** The text field, then the title field. */
+  fields: [KeywordFieldState, KeywordFieldState];
+  /** The terms' sorted order and trie, so that restoring sorts nothing. */
+  dictionary: TermDictionaryLayout;
+}
+
+/** Term t's documents are `docs[starts[t]..starts[t + 1])`, each with its count in the field. */
+export interface KeywordFieldState {
   starts: Int32Array;
   docs: Int32Array;
   termFrequencies: Uint16Array;
-  /** MiniSearch's field length: distinct raw tokens in the field. */
   lengths: Uint16Array;
+}
+
+/**
+ * One field's postings in compressed-row form, with what scoring derives from them. `lengths`
+ * is MiniSearch's field length: distinct raw tokens in the field.
+ */
+interface FieldPostings extends KeywordFieldState {
+  boost: number;
   averageLength: number;
 }
 
@@ -147,7 +171,6 @@ export function createKeywordSegment(documents: readonly KeywordDocument[]): Key
 export function createKeywordIndexFromSegments(segments: readonly KeywordSegment[]): KeywordIndex {
   const ids = segments.flatMap((segment) => segment.ids);
   if (new Set(ids).size !== ids.length) throw new Error('Keyword index: duplicate document id');
-  const documentCount = ids.length;
   // Term ids in the order indexing the documents one by one would give them: every text
   // field's terms first, then terms seen only in titles (the dictionary's order follows it).
   const interner = createTermInterner();
@@ -174,10 +197,67 @@ export function createKeywordIndexFromSegments(segments: readonly KeywordSegment
   });
   const termCount = interner.terms.length;
   const fields = [0, 1].map((field) =>
-    mergeFieldPostings(segments, field, localToGlobal, termCount, field === 0 ? 1 : TITLE_BOOST),
-  );
+    mergeFieldPostings(segments, field, localToGlobal, termCount),
+  ) as [KeywordFieldState, KeywordFieldState];
   // Ids were given in order of first sight, so the list is in id order.
-  const dictionary = createTermDictionary(interner.terms);
+  return createKeywordIndexOver(ids, interner.terms, fields);
+}
+
+/**
+ * The index a state was exported from, for the documents `ids` (in index order). Throws when
+ * the state's arrays disagree with each other or with the ids, so a damaged store is never
+ * ranked from.
+ */
+export function restoreKeywordIndex(
+  ids: readonly string[],
+  state: KeywordIndexState,
+): KeywordIndex {
+  const { terms: packed, fields, dictionary } = state;
+  if (packed !== '' && !packed.endsWith(TERM_END))
+    throw new Error('Keyword index: the stored terms do not end in a separator');
+  const terms = packed === '' ? [] : packed.slice(0, -TERM_END.length).split(TERM_END);
+  if (new Set(ids).size !== ids.length) throw new Error('Keyword index: duplicate document id');
+  if (fields.length !== 2) throw new Error('Keyword index: a stored index needs two fields');
+  for (const field of fields) checkFieldState(field, terms.length, ids.length);
+  return createKeywordIndexOver(ids, terms, fields, dictionary);
+}
+
+function checkFieldState(field: KeywordFieldState, termCount: number, documentCount: number): void {
+  const { starts, docs, termFrequencies, lengths } = field;
+  if (
+    !(starts instanceof Int32Array) ||
+    !(docs instanceof Int32Array) ||
+    !(termFrequencies instanceof Uint16Array) ||
+    !(lengths instanceof Uint16Array)
+  )
+    throw new Error('Keyword index: a stored field is not of typed arrays');
+  if (starts.length !== termCount + 1 || starts[0] !== 0 || starts[termCount] !== docs.length)
+    throw new Error('Keyword index: stored term starts do not cover the postings');
+  if (termFrequencies.length !== docs.length || lengths.length !== documentCount)
+    throw new Error('Keyword index: stored field arrays differ in length');
+  for (let term = 0; term < termCount; term++)
+    if ((starts[term] as number) > (starts[term + 1] as number))
+      throw new Error('Keyword index: stored term starts go backwards');
+  for (let at = 0; at < docs.length; at++) {
+    const doc = docs[at] as number;
+    if (doc < 0 || doc >= documentCount)
+      throw new Error('Keyword index: a stored posting names no document');
+  }
+}
+
+function createKeywordIndexOver(
+  ids: readonly string[],
+  terms: readonly string[],
+  fieldStates: readonly [KeywordFieldState, KeywordFieldState],
+  layout?: TermDictionaryLayout,
+): KeywordIndex {
+  const documentCount = ids.length;
+  const fields = fieldStates.map((state, field): FieldPostings => ({
+    ...state,
+    boost: field === 0 ? 1 : TITLE_BOOST,
+    averageLength: measureAverageLength(state.lengths),
+  }));
+  const dictionary = createTermDictionary(terms, layout);
   const pass = createScoringPass(documentCount);
 
   function expand(term: string): Expansion[] {
@@ -208,6 +288,11 @@ export function createKeywordIndexFromSegments(segments: readonly KeywordSegment
 
   return {
     size: documentCount,
+    exportState: () => ({
+      terms: packTerms(terms),
+      fields: [...fieldStates],
+      dictionary: dictionary.exportLayout(),
+    }),
     search(query, limit) {
       // Repeated query terms count once more each, as MiniSearch's OR of per-term results does.
       const occurrences = new Map<string, number>();
@@ -392,13 +477,11 @@ function mergeFieldPostings(
   field: number,
   localToGlobal: readonly Int32Array[],
   termCount: number,
-  boost: number,
-): FieldPostings {
+): KeywordFieldState {
   const parts = segments.map((segment) => segment.fields[field] as SegmentField);
   const starts = new Int32Array(termCount + 1);
   let postingCount = 0;
   let documentCount = 0;
-  let totalLength = 0;
   parts.forEach((part, index) => {
     const map = localToGlobal[index] as Int32Array;
     for (const ref of part.termRefs) {
@@ -407,7 +490,6 @@ function mergeFieldPostings(
     }
     postingCount += part.termRefs.length;
     documentCount += part.lengths.length;
-    for (const length of part.lengths) totalLength += length;
   });
   for (let termId = 0; termId < termCount; termId++)
     starts[termId + 1] = (starts[termId + 1] as number) + (starts[termId] as number);
@@ -432,14 +514,13 @@ function mergeFieldPostings(
     }
     docOffset += segmentDocs;
   });
-  return {
-    boost,
-    starts,
-    docs,
-    termFrequencies,
-    lengths,
-    averageLength: documentCount === 0 ? 0 : totalLength / documentCount,
-  };
+  return { starts, docs, termFrequencies, lengths };
+}
+
+function measureAverageLength(lengths: Uint16Array): number {
+  let total = 0;
+  for (const length of lengths) total += length;
+  return lengths.length === 0 ? 0 : total / lengths.length;
 }
 
 /** Adds one expanded term's BM25 contribution in one field to every document holding it. */

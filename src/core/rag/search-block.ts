@@ -6,23 +6,39 @@
  * `createHybridRetriever` builds from the chunks, ranking exactly as it does.
  */
 import type { FileId } from '../model';
-import type { FileSearchBlock, SearchBlockField, TextChunk } from '../ports';
+import type {
+  FileSearchBlock,
+  ProjectSearchSnapshot,
+  SearchBlockField,
+  TextChunk,
+} from '../ports';
 import {
   countTerms,
   createKeywordIndexFromSegments,
   createKeywordSegment,
   KEYWORD_SEGMENT_FORMAT,
+  restoreKeywordIndex,
   TERM_END,
+  type KeywordIndex,
   type KeywordSegment,
 } from './bm25-index';
 import { createHybridRetrieverOver, type HybridRetriever } from './retrieve';
-import { createVectorIndex, type VectorEntry, type VectorIndexOptions } from './vector-index';
+import {
+  createVectorIndex,
+  restoreVectorIndex,
+  type VectorEntry,
+  type VectorIndex,
+  type VectorIndexOptions,
+} from './vector-index';
 
 /**
  * The block layout (1) and the keyword counting it holds: a block of another format is rebuilt
  * from the chunks, never read.
  */
 export const SEARCH_BLOCK_FORMAT = 1_000 + KEYWORD_SEGMENT_FORMAT;
+
+/** The snapshot layout (1) and the keyword counting it holds, as for blocks. */
+export const SEARCH_SNAPSHOT_FORMAT = 1_000 + KEYWORD_SEGMENT_FORMAT;
 
 /** `rowModels` for a chunk with no vector, and for one whose vector names no model. */
 const NO_VECTOR = -1;
@@ -146,6 +162,8 @@ export interface BlockRetriever {
   chunkCount: number;
   /** Some chunk has a vector (of any model). */
   hasAnyVector: boolean;
+  /** The index as one snapshot to store (the keyword arrays are the index's own). */
+  exportSnapshot(): ProjectSearchSnapshot;
 }
 
 /**
@@ -172,10 +190,82 @@ export function createRetrieverFromBlocks(
         vectors.push({ id, vector: values.subarray(offsets[row], offsets[row + 1]) });
     });
   }
-  const retriever = createHybridRetrieverOver(
-    chunks,
-    createKeywordIndexFromSegments(segments),
-    createVectorIndex(vectors, vectorOptions),
-  );
-  return { retriever, chunkCount: chunks.length, hasAnyVector: hasAnyVector(blocks) };
+  const keywordIndex = createKeywordIndexFromSegments(segments);
+  const vectorIndex = createVectorIndex(vectors, vectorOptions);
+  const anyVector = hasAnyVector(blocks);
+  return {
+    retriever: createHybridRetrieverOver(chunks, keywordIndex, vectorIndex),
+    chunkCount: chunks.length,
+    hasAnyVector: anyVector,
+    exportSnapshot: () =>
+      exportSnapshot(
+        blocks.map((block) => ({ id: block.fileId, name: block.title })),
+        chunks,
+        keywordIndex,
+        vectorIndex,
+        embeddingModel,
+        anyVector,
+      ),
+  };
+}
+
+function exportSnapshot(
+  files: ReadonlyArray<{ id: FileId; name: string }>,
+  chunks: readonly IndexedChunk[],
+  keywordIndex: KeywordIndex,
+  vectorIndex: VectorIndex,
+  modelId: string | null,
+  anyVector: boolean,
+): ProjectSearchSnapshot {
+  const filePositions = new Map(files.map((file, position) => [file.id, position]));
+  const chunkPositions = new Map(chunks.map((chunk, position) => [chunk.id, position]));
+  const { ids: vectorIds, state: vectorState } = vectorIndex.exportState();
+  return {
+    format: SEARCH_SNAPSHOT_FORMAT,
+    modelId,
+    hasAnyVector: anyVector,
+    fileIds: files.map((file) => file.id),
+    fileNames: files.map((file) => file.name),
+    chunkIds: chunks.map((chunk) => chunk.id),
+    chunkFiles: Uint32Array.from(chunks, (chunk) => filePositions.get(chunk.fileId) as number),
+    locations: chunks.map((chunk) => chunk.location),
+    keywords: keywordIndex.exportState(),
+    vectors: {
+      rows: Uint32Array.from(vectorIds, (id) => chunkPositions.get(id) as number),
+      ...vectorState,
+    },
+  };
+}
+
+/**
+ * The index a snapshot was exported from, without joining blocks: the postings and rows are
+ * used as stored. Throws when the snapshot is of another format or its arrays disagree, so a
+ * damaged store is rebuilt from the blocks instead of ranked from.
+ */
+export function restoreRetrieverFromSnapshot(snapshot: ProjectSearchSnapshot): BlockRetriever {
+  const { format, fileIds, fileNames, chunkIds, chunkFiles, locations, keywords, vectors } =
+    snapshot;
+  if (format !== SEARCH_SNAPSHOT_FORMAT) throw new Error('Search snapshot: another format');
+  const count = chunkIds.length;
+  if (fileNames.length !== fileIds.length || chunkFiles.length !== count || locations.length !== count)
+    throw new Error('Search snapshot: its lists differ in length');
+  const chunks: IndexedChunk[] = new Array<IndexedChunk>(count);
+  for (let at = 0; at < count; at++) {
+    const fileId = fileIds[chunkFiles[at] as number];
+    if (fileId === undefined) throw new Error('Search snapshot: a chunk names no file');
+    chunks[at] = { id: chunkIds[at] as string, fileId, location: locations[at] as string };
+  }
+  const vectorIds = Array.from(vectors.rows, (row) => {
+    const id = chunkIds[row];
+    if (id === undefined) throw new Error('Search snapshot: a vector row names no chunk');
+    return id;
+  });
+  const keywordIndex = restoreKeywordIndex(chunkIds, keywords);
+  const vectorIndex = restoreVectorIndex(vectorIds, vectors);
+  return {
+    retriever: createHybridRetrieverOver(chunks, keywordIndex, vectorIndex),
+    chunkCount: count,
+    hasAnyVector: snapshot.hasAnyVector,
+    exportSnapshot: () => snapshot,
+  };
 }

@@ -15,6 +15,7 @@
  * no string built per step, and the length bounds cut subtrees the tree walks into. MiniSearch's
  * walk took most of a keyword query's time.
  */
+import type { FlatTrie } from '../ports';
 
 export interface TermDictionary {
   readonly size: number;
@@ -28,19 +29,38 @@ export interface TermDictionary {
     maxDistance: number,
     visit: (term: string, termId: number, distance: number) => void,
   ): void;
+  /** The sorted order and the trie, to store and restore without sorting again. */
+  exportLayout(): TermDictionaryLayout;
 }
 
-/** `terms[id]` is the term with that id; ids are the positions in the list. */
-export function createTermDictionary(terms: readonly string[]): TermDictionary {
+/** What sorting the terms and building their trie gives (the arrays are the dictionary's own). */
+export interface TermDictionaryLayout {
+  /** Term ids in sorted order. */
+  sortedIds: Int32Array;
+  trie: FlatTrie;
+}
+
+/**
+ * `terms[id]` is the term with that id; ids are the positions in the list. With `layout` (from
+ * `exportLayout` of a dictionary over the same terms) nothing is sorted or built; a layout that
+ * does not fit the terms throws.
+ */
+export function createTermDictionary(
+  terms: readonly string[],
+  layout?: TermDictionaryLayout,
+): TermDictionary {
   const ids = new Map<string, number>();
   terms.forEach((term, id) => {
     if (ids.has(term)) throw new Error('Term dictionary: duplicate term');
     ids.set(term, id);
   });
-  const sortedIds = Int32Array.from(terms.keys()).sort((a, b) =>
-    compareUnits(terms[a] as string, terms[b] as string),
-  );
-  const trie = buildFlatTrie(terms, sortedIds);
+  if (layout !== undefined) checkLayout(terms, layout);
+  const sortedIds =
+    layout?.sortedIds ??
+    Int32Array.from(terms.keys()).sort((a, b) =>
+      compareUnits(terms[a] as string, terms[b] as string),
+    );
+  const trie = layout?.trie ?? buildFlatTrie(terms, sortedIds);
   // The edit matrix of the current fuzzy lookup, one row per trie depth; grown, never shrunk.
   let matrix = new Int32Array(0);
 
@@ -57,6 +77,7 @@ export function createTermDictionary(terms: readonly string[]): TermDictionary {
 
   return {
     size: terms.length,
+    exportLayout: () => ({ sortedIds, trie }),
     get: (term) => ids.get(term),
     forEachWithPrefix(prefix, visit) {
       for (let at = lowerBound(prefix); at < sortedIds.length; at++) {
@@ -130,17 +151,38 @@ export function createTermDictionary(terms: readonly string[]): TermDictionary {
 
 const INT32_MAX = 0x7fffffff;
 
-/** The trie's nodes in depth-first order (children in code-unit order); the root is implied. */
-interface FlatTrie {
-  units: Uint16Array;
-  /** Length of the path to the node: 1 for the root's children. */
-  depths: Int32Array;
-  /** Index of the first node after this node's subtree. */
-  ends: Int32Array;
-  /** Id of the term that ends at the node, or -1. */
-  termIdsAt: Int32Array;
-  shortestBelow: Int32Array;
-  longestBelow: Int32Array;
+/**
+ * The layout lists every term once, in sorted order, and its trie's links stay within it and
+ * only point forward, so lookups over it end and find only these terms.
+ */
+function checkLayout(terms: readonly string[], layout: TermDictionaryLayout): void {
+  const { sortedIds, trie } = layout;
+  const fail = (what: string): never => {
+    throw new Error(`Term dictionary: a stored layout ${what}`);
+  };
+  if (!(sortedIds instanceof Int32Array) || sortedIds.length !== terms.length)
+    fail('does not list every term');
+  const seen = new Uint8Array(terms.length);
+  let previous: string | null = null;
+  for (const termId of sortedIds) {
+    const term = terms[termId];
+    if (term === undefined || seen[termId] === 1) fail('lists a term twice or one it lacks');
+    seen[termId] = 1;
+    if (previous !== null && compareUnits(previous, term as string) >= 0) fail('is out of order');
+    previous = term as string;
+  }
+  const { units, depths, ends, termIdsAt, shortestBelow, longestBelow } = trie;
+  const nodes = units instanceof Uint16Array ? units.length : fail('has no trie');
+  for (const array of [depths, ends, termIdsAt, shortestBelow, longestBelow])
+    if (!(array instanceof Int32Array) || array.length !== nodes)
+      fail('has trie arrays that differ');
+  for (let node = 0; node < nodes; node++) {
+    const end = ends[node] as number;
+    const termId = termIdsAt[node] as number;
+    if (end <= node || end > nodes || (depths[node] as number) < 1)
+      fail('has a trie link out of place');
+    if (termId < -1 || termId >= terms.length) fail('names a term it lacks');
+  }
 }
 
 /** Builds the trie from the terms in sorted order: each term adds the nodes past its common prefix with the previous one. */

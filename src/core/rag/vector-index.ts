@@ -24,6 +24,11 @@ export interface VectorIndex {
   readonly scan: VectorScan;
   /** The ids of the closest rows, best first. */
   search(query: Float32Array, limit: number): RankedId[];
+  /**
+   * A copy of the rows as scanned and their ids in row order (entries of another length than
+   * the first were left out), to store and restore without normalising again.
+   */
+  exportState(): { ids: readonly string[]; state: VectorIndexState };
 }
 
 /** A unit-length copy; a zero vector stays zero (it matches nothing). */
@@ -80,8 +85,23 @@ const INT32_MAX = 2_147_483_647;
 interface RowScorer {
   readonly scan: VectorScan;
   readonly matrixBytes: number;
+  readonly rows: RowMatrix;
   score(unitQuery: Float32Array): ArrayLike<number>;
 }
+
+/**
+ * The unit rows a scorer scans, `count` rows of `dimensions` values: 8-bit with one scale per
+ * row when `scales` is set, float32 otherwise. A row whose vector held a NaN or an infinity is
+ * stored as zeros, listed in `nonFinite`, and scored NaN, which is never selected.
+ */
+interface RowMatrix {
+  values: Int8Array | Float32Array;
+  scales: Float32Array | null;
+  nonFinite: number[];
+}
+
+/** Writes the rows into a scorer's matrix (zeroed when it is called). */
+type FillRows = (rows: RowMatrix) => void;
 
 /** Quantizes one unit row into `target` at `offset`; returns the factor that maps it back. */
 function quantizeRow(row: Float32Array, target: Int8Array, offset: number): number {
@@ -93,55 +113,56 @@ function quantizeRow(row: Float32Array, target: Int8Array, offset: number): numb
   return scale;
 }
 
-/** Writes each row's int8 form into `values` through one unit-length scratch row. */
-function quantizeRows(
-  rows: readonly Float32Array[],
-  dimensions: number,
-  values: Int8Array,
-  scales: Float32Array,
-  isUsable: (row: number, norm: number) => boolean,
-): void {
-  const unit = new Float32Array(dimensions);
-  rows.forEach((vector, row) => {
-    const norm = measureNorm(vector);
-    if (!isUsable(row, norm)) return;
-    writeUnitRow(vector, norm, unit, 0);
-    scales[row] = quantizeRow(unit, values, row * dimensions);
-  });
+/** Fills a matrix with the unit form of each vector (8-bit through one scratch row). */
+function fillFromVectors(vectors: readonly Float32Array[], dimensions: number): FillRows {
+  return ({ values, scales, nonFinite }) => {
+    const unit = scales === null ? null : new Float32Array(dimensions);
+    vectors.forEach((vector, row) => {
+      const norm = measureNorm(vector);
+      if (!Number.isFinite(norm)) {
+        nonFinite.push(row);
+        return;
+      }
+      if (unit === null || scales === null) {
+        writeUnitRow(vector, norm, values as Float32Array, row * dimensions);
+        return;
+      }
+      writeUnitRow(vector, norm, unit, 0);
+      scales[row] = quantizeRow(unit, values as Int8Array, row * dimensions);
+    });
+  };
+}
+
+function markNonFinite(rows: RowMatrix, scores: Float32Array | Float64Array): void {
+  for (const row of rows.nonFinite) scores[row] = Number.NaN;
 }
 
 function createJsScorer(
-  rows: readonly Float32Array[],
+  count: number,
   dimensions: number,
   isInt8: boolean,
+  fill: FillRows,
 ): RowScorer {
   // One buffer of scores and one float64 copy of the query, reused by every search.
-  const scores = new Float64Array(rows.length);
+  const scores = new Float64Array(count);
   const query = new Float64Array(dimensions);
-  if (isInt8) {
-    const values = new Int8Array(rows.length * dimensions);
-    const scales = new Float32Array(rows.length);
-    quantizeRows(rows, dimensions, values, scales, () => true);
-    return {
-      scan: 'js',
-      matrixBytes: values.byteLength + scales.byteLength,
-      score(unitQuery) {
-        query.set(unitQuery);
-        scoreInt8Rows(values, scales, query, dimensions, scores);
-        return scores;
-      },
-    };
-  }
-  const values = new Float32Array(rows.length * dimensions);
-  rows.forEach((vector, row) =>
-    writeUnitRow(vector, measureNorm(vector), values, row * dimensions),
-  );
+  const rows: RowMatrix = {
+    values: isInt8 ? new Int8Array(count * dimensions) : new Float32Array(count * dimensions),
+    scales: isInt8 ? new Float32Array(count) : null,
+    nonFinite: [],
+  };
+  fill(rows);
+  const { values, scales } = rows;
   return {
     scan: 'js',
-    matrixBytes: values.byteLength,
+    matrixBytes: values.byteLength + (scales?.byteLength ?? 0),
+    rows,
     score(unitQuery) {
       query.set(unitQuery);
-      scoreFloatRows(values, query, dimensions, scores);
+      if (values instanceof Int8Array && scales !== null)
+        scoreInt8Rows(values, scales, query, dimensions, scores);
+      else scoreFloatRows(values as Float32Array, query, dimensions, scores);
+      markNonFinite(rows, scores);
       return scores;
     },
   };
@@ -156,11 +177,11 @@ const roundUp = (count: number, step: number): number => Math.ceil(count / step)
  * the views stay valid. Null when the kernel or that much memory is not available.
  */
 function createSimdScorer(
-  rows: readonly Float32Array[],
+  count: number,
   dimensions: number,
   isInt8: boolean,
+  fill: FillRows,
 ): RowScorer | null {
-  const count = rows.length;
   const queryLength = roundUp(dimensions, isInt8 ? I8_STEP : F32_STEP);
   const queryAt = 0;
   const queryEnd = queryLength * (isInt8 ? 2 : 4);
@@ -173,28 +194,25 @@ function createSimdScorer(
   if (kernel === null) return null;
   const { buffer } = kernel.memory;
   const scores = new Float32Array(buffer, scoresAt, count);
-  // Rows with a NaN or an infinity are stored as zeros (the kernel's reads past a row's end
-  // must see finite values) and scored NaN, which is never selected, as in the JS loop.
-  const nonFiniteRows: number[] = [];
-  const markNonFinite = (): void => {
-    for (const row of nonFiniteRows) scores[row] = Number.NaN;
+  // The kernel's reads past a row's end must see finite values: rows that are not stay zeros.
+  const rows: RowMatrix = {
+    values: isInt8
+      ? new Int8Array(buffer, rowsAt, count * dimensions)
+      : new Float32Array(buffer, rowsAt, count * dimensions),
+    scales: isInt8 ? new Float32Array(buffer, scalesAt, count) : null,
+    nonFinite: [],
   };
-  const isFiniteRow = (row: number, norm: number): boolean => {
-    if (Number.isFinite(norm)) return true;
-    nonFiniteRows.push(row);
-    return false;
-  };
+  fill(rows);
+  const matrixBytes = rows.values.byteLength + (rows.scales?.byteLength ?? 0);
 
   if (isInt8) {
-    const values = new Int8Array(buffer, rowsAt, count * dimensions);
-    const scales = new Float32Array(buffer, scalesAt, count);
-    quantizeRows(rows, dimensions, values, scales, isFiniteRow);
     const query = new Int16Array(buffer, queryAt, queryLength);
     // The int16 query's range keeps every sum within int32: |dot| ≤ length × 127 × range.
     const range = Math.min(INT16_MAX, Math.floor(INT32_MAX / (queryLength * INT8_MAX)));
     return {
       scan: 'wasm-simd',
-      matrixBytes: values.byteLength + scales.byteLength,
+      matrixBytes,
+      rows,
       score(unitQuery) {
         let largest = 0;
         for (const value of unitQuery) largest = Math.max(largest, Math.abs(value));
@@ -202,27 +220,34 @@ function createSimdScorer(
         for (let i = 0; i < dimensions; i++)
           query[i] = queryScale === 0 ? 0 : Math.round((unitQuery[i] as number) / queryScale);
         kernel.dotI8(rowsAt, rowsEnd, rowBytes, queryAt, queryEnd, scoresAt, scalesAt, queryScale);
-        markNonFinite();
+        markNonFinite(rows, scores);
         return scores;
       },
     };
   }
-  const values = new Float32Array(buffer, rowsAt, count * dimensions);
-  rows.forEach((vector, row) => {
-    const norm = measureNorm(vector);
-    if (isFiniteRow(row, norm)) writeUnitRow(vector, norm, values, row * dimensions);
-  });
   const query = new Float32Array(buffer, queryAt, queryLength);
   return {
     scan: 'wasm-simd',
-    matrixBytes: values.byteLength,
+    matrixBytes,
+    rows,
     score(unitQuery) {
       query.set(unitQuery);
       kernel.dotF32(rowsAt, rowsEnd, rowBytes, queryAt, queryEnd, scoresAt);
-      markNonFinite();
+      markNonFinite(rows, scores);
       return scores;
     },
   };
+}
+
+/**
+ * A vector index as stored: its unit rows (8-bit with a scale per row when `scales` is set)
+ * and the rows whose vectors held a NaN or an infinity. The ids are kept by whoever stores it.
+ */
+export interface VectorIndexState {
+  dimensions: number;
+  values: Int8Array | Float32Array;
+  scales: Float32Array | null;
+  nonFiniteRows: Int32Array;
 }
 
 export function createVectorIndex(
@@ -231,18 +256,73 @@ export function createVectorIndex(
 ): VectorIndex {
   const dimensions = entries[0]?.vector.length ?? 0;
   const usable = entries.filter((entry) => entry.vector.length === dimensions);
-  const rows = usable.map((entry) => entry.vector);
-  const isInt8 = options.isInt8 === true;
+  return createVectorIndexOver(
+    usable.map((entry) => entry.id),
+    dimensions,
+    options.isInt8 === true,
+    options.useSimd,
+    fillFromVectors(
+      usable.map((entry) => entry.vector),
+      dimensions,
+    ),
+  );
+}
+
+/**
+ * The index a state was exported from, for the rows' ids `ids` (in row order), with no
+ * normalising or quantizing again. Throws when the state's arrays disagree with the ids.
+ */
+export function restoreVectorIndex(
+  ids: readonly string[],
+  state: VectorIndexState,
+  options: Pick<VectorIndexOptions, 'useSimd'> = {},
+): VectorIndex {
+  const { dimensions, values, scales, nonFiniteRows } = state;
+  const count = ids.length;
+  const isInt8 = values instanceof Int8Array;
+  if (!Number.isInteger(dimensions) || dimensions < 0 || (count > 0 && dimensions === 0))
+    throw new Error('Vector index: stored dimensions are not a count');
+  if (!(isInt8 || values instanceof Float32Array) || values.length !== count * dimensions)
+    throw new Error('Vector index: stored rows do not match the ids');
+  if (isInt8 ? !(scales instanceof Float32Array) || scales.length !== count : scales !== null)
+    throw new Error('Vector index: stored scales do not match the rows');
+  if (!(nonFiniteRows instanceof Int32Array) || nonFiniteRows.some((row) => row < 0 || row >= count))
+    throw new Error('Vector index: a stored row number is out of range');
+  return createVectorIndexOver(ids, dimensions, isInt8, options.useSimd, (rows) => {
+    rows.values.set(values);
+    if (scales !== null) rows.scales?.set(scales);
+    rows.nonFinite.push(...nonFiniteRows);
+    for (const row of nonFiniteRows) rows.values.fill(0, row * dimensions, (row + 1) * dimensions);
+  });
+}
+
+function createVectorIndexOver(
+  ids: readonly string[],
+  dimensions: number,
+  isInt8: boolean,
+  useSimd: boolean | undefined,
+  fill: FillRows,
+): VectorIndex {
+  const count = ids.length;
   const scorer =
-    (options.useSimd !== false && dimensions > 0 && rows.length > 0
-      ? createSimdScorer(rows, dimensions, isInt8)
-      : null) ?? createJsScorer(rows, dimensions, isInt8);
-  const ids = usable.map((entry) => entry.id);
+    (useSimd !== false && dimensions > 0 && count > 0
+      ? createSimdScorer(count, dimensions, isInt8, fill)
+      : null) ?? createJsScorer(count, dimensions, isInt8, fill);
   return {
-    size: usable.length,
+    size: count,
     dimensions,
     matrixBytes: scorer.matrixBytes,
     scan: scorer.scan,
+    exportState() {
+      const { values, scales, nonFinite } = scorer.rows;
+      const state: VectorIndexState = {
+        dimensions,
+        values: values.slice(),
+        scales: scales?.slice() ?? null,
+        nonFiniteRows: Int32Array.from(nonFinite),
+      };
+      return { ids, state };
+    },
     search(query, limit) {
       if (query.length !== dimensions || ids.length === 0) return [];
       const scores = scorer.score(normalizeVector(query));

@@ -44,7 +44,7 @@ const VERSION_BATCH_ROWS = 500;
 
 function bindTables(transaction: Transaction): BackupTables {
   return Object.fromEntries(
-    JOURNALED_TABLES.map((name) => [name, transaction.table(name)]),
+    [...JOURNALED_TABLES, 'searchSnapshots'].map((name) => [name, transaction.table(name)]),
   ) as unknown as BackupTables;
 }
 

@@ -26,9 +26,13 @@ const UNDO_BATCH_ROWS = 200;
 export const JOURNALED_TABLES = [...BACKUP_TABLES, 'fileTexts', 'searchBlocks'] as const;
 export type JournaledTable = (typeof JOURNALED_TABLES)[number];
 
-/** The tables an import writes, plus the journal. */
+/**
+ * The tables an import writes, plus the journal, plus the projects' search snapshots: an import
+ * drops those of projects whose chunks it writes, and an undo leaves them dropped (they are
+ * joined again from the blocks it puts back), so they are not journaled.
+ */
 export function journaledTables(db: CarrelDb): Table[] {
-  return [...JOURNALED_TABLES.map((table) => db.table(table)), db.importUndo];
+  return [...JOURNALED_TABLES.map((table) => db.table(table)), db.importUndo, db.searchSnapshots];
 }
 
 /** Settings are keyed by `key`, file texts and search blocks by `fileId`, the rest by `id`. */

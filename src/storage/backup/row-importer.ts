@@ -53,7 +53,7 @@ const measureRecord = (record: BackupRecord): number =>
       : 0;
 
 /** The tables a backup writes (a file's text and search block apart from it), bound to one batch's transaction. */
-export type BackupTables = Pick<CarrelDb, JournaledTable>;
+export type BackupTables = Pick<CarrelDb, JournaledTable | 'searchSnapshots'>;
 
 /** One batch, as the import hands it to a transaction: rows grouped by table, in file order. */
 export type RowBatch = Batch[];

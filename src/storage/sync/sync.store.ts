@@ -321,7 +321,7 @@ export function createSyncStore(db: CarrelDb): SyncStore {
 
     applyIncoming: (resolutions, mergedAt) =>
       guardStorage(db, () =>
-        db.transaction('rw', [...allSyncTables(db), db.searchBlocks], async (tx) => {
+        db.transaction('rw', [...allSyncTables(db), db.searchBlocks, db.searchSnapshots], async (tx) => {
           markApplyingRemote(tx.idbtrans);
           const report: ApplyReport = { applied: 0, stale: [], invalid: [] };
           const touchedSessions = new Set<string>();

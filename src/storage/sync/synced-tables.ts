@@ -7,8 +7,8 @@
  * embedding run, since vectors are large, depend on the model each device chose, and follow
  * from the text.
  *
- * Tables left out on purpose: `searchBlocks` is an index derived from the chunks (each device
- * rebuilds it when a file's chunks change, synced or not); `imports` and `importUndo` are this
+ * Tables left out on purpose: `searchBlocks` and `searchSnapshots` are indexes derived from the
+ * chunks (each device rebuilds them when a file's chunks change, synced or not); `imports` and `importUndo` are this
  * device's journal of a backup import under way (what the import writes syncs as ordinary
  * changes once it commits, and an undo is recorded as the changes that put rows back);
  * `syncRecords`, `syncState` and `syncHistory` are sync's own bookkeeping.

@@ -3,10 +3,14 @@
  * an embedder is available and vectors of its model exist, by cosine similarity (core/rag).
  * Without a model, or before embeddings exist, it answers with BM25 alone and says so.
  *
- * The index is joined from each file's stored search block (keyword counts and packed vectors,
- * core/rag/search-block.ts); a file whose block is missing, stale or unreadable has it rebuilt
- * from its chunks and stored, so opening a large project reads packed arrays instead of
- * tokenizing every chunk again. Memory holds what ranking needs (ids, locations, postings,
+ * Opening a project reads its stored snapshot (the whole index as the last search joined it:
+ * postings by term and unit vector rows, core/rag/search-block.ts) when it was joined from the
+ * files the project has now, under the same names, for the same embedding model; any write of
+ * the project's chunks drops it. Otherwise the index is joined from each file's stored search
+ * block (keyword counts and packed vectors); a file whose block is missing, stale or unreadable
+ * has it rebuilt from its chunks and stored, and the joined index is stored as the new snapshot
+ * after the search answers. So a large project opens from one row of packed arrays, and no
+ * chunk is tokenized twice. Memory holds what ranking needs (ids, locations, postings,
  * vectors); the text of the hits is read when they are returned. With `watchWrites` the joined
  * index is kept for the most recent projects and dropped on any write to files or chunks
  * (ingest, embedding, deletion, backup import: in any tab or worker). Without it, every search
@@ -21,6 +25,7 @@ import type {
   FileStore,
   KeywordOnlyReason,
   ProjectSearch,
+  ProjectSearchSnapshot,
   ProjectSearchHit,
   SearchBlockStore,
 } from '../../core/ports';
@@ -31,6 +36,7 @@ import {
   hasAnyVector,
   isSearchBlockUsable,
   PER_FILE_CAP,
+  restoreRetrieverFromSnapshot,
   type BlockRetriever,
 } from '../../core/rag';
 
@@ -52,6 +58,17 @@ export interface ProjectSearchDeps {
    * returns the unsubscribe function (storage/watch-writes.ts). Enables the index cache.
    */
   watchWrites?: (onWrite: () => void) => () => void;
+  /**
+   * Runs work that no answer waits for (storing a freshly joined snapshot); by default on a
+   * timer after the current search, its failure ignored (the next open joins the blocks again).
+   */
+  runInBackground?: (work: () => Promise<unknown>) => void;
+}
+
+function runSoon(work: () => Promise<unknown>): void {
+  setTimeout(() => {
+    work().catch(() => undefined);
+  }, 0);
 }
 
 /** One project's index, for one embedding model (or none). */
@@ -87,9 +104,54 @@ export function createProjectSearch(deps: ProjectSearchDeps): ProjectSearch {
     return block;
   }
 
+  /** The stored snapshot's index, if it was joined from these files for the current model. */
+  async function restoreSnapshot(
+    snapshot: ProjectSearchSnapshot,
+    files: readonly FileInfo[],
+    fileById: Map<FileId, FileInfo>,
+  ): Promise<ProjectIndex | null> {
+    const { fileIds, fileNames } = snapshot;
+    if (
+      fileIds.length !== files.length ||
+      files.some((file, at) => file.id !== fileIds[at] || file.name !== fileNames[at])
+    )
+      return null;
+    const embedder = snapshot.hasAnyVector ? await loadEmbedderOrNull() : null;
+    const modelId = embedder?.modelId ?? null;
+    if (modelId !== snapshot.modelId) return null;
+    try {
+      return { ...restoreRetrieverFromSnapshot(snapshot), modelId, files: fileById };
+    } catch {
+      // A snapshot whose arrays disagree is joined again from the blocks, and replaced.
+      return null;
+    }
+  }
+
   async function buildIndex(projectId: ProjectId): Promise<ProjectIndex> {
-    const files = (await deps.files.listInfoByProject(projectId)).sort(byFileId);
+    // The generation is read before any block: a write of the project's chunks after it
+    // refuses the snapshot this build stores.
+    const [stored, listed] = await Promise.all([
+      deps.searchBlocks.readSnapshot(projectId),
+      deps.files.listInfoByProject(projectId),
+    ]);
+    const files = listed.sort(byFileId);
     const fileById = new Map(files.map((file) => [file.id, file]));
+    if (stored.snapshot !== null) {
+      const restored = await restoreSnapshot(stored.snapshot, files, fileById);
+      if (restored !== null) return restored;
+    }
+    const index = await joinBlocks(projectId, files, fileById);
+    (deps.runInBackground ?? runSoon)(() =>
+      deps.searchBlocks.putSnapshot(projectId, index.exportSnapshot(), stored.generation),
+    );
+    return index;
+  }
+
+  async function joinBlocks(
+    projectId: ProjectId,
+    files: readonly FileInfo[],
+    fileById: Map<FileId, FileInfo>,
+  ): Promise<ProjectIndex> {
     let blocks = await loadBlocks(files, projectId);
     // Loading a model is costly: only when some chunk has a vector to compare against.
     const embedder = hasAnyVector(blocks) ? await loadEmbedderOrNull() : null;

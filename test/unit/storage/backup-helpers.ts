@@ -13,7 +13,8 @@ export interface DatabaseDump {
 /**
  * Search blocks are derived from the chunks and rebuilt from them, so backups leave them out
  * and a round trip is compared without them; `withSearchBlocks` keeps them, for checks that a
- * database is left exactly as it was.
+ * database is left exactly as it was. Projects' search snapshots are always left out: any write
+ * of chunks drops them (an import's undo too), and a search joins them again from the blocks.
  */
 export async function dumpDatabase(
   db: CarrelDb,
@@ -22,6 +23,7 @@ export async function dumpDatabase(
   const dump: DatabaseDump = {};
   for (const table of db.tables.filter((table) => !DEVICE_TABLES.has(table.name))) {
     if (table.name === 'searchBlocks' && options.withSearchBlocks !== true) continue;
+    if (table.name === 'searchSnapshots') continue;
     const rows: unknown[] = await table.toArray();
     dump[table.name] = await Promise.all(
       rows.map(async (row) => {

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { asFileId, asProjectId } from '../../../../src/core/model';
-import type { FileSearchBlock, TextChunk } from '../../../../src/core/ports';
+import type { FileSearchBlock, ProjectSearchSnapshot, TextChunk } from '../../../../src/core/ports';
 import {
   buildFileSearchBlock,
   countTerms,
@@ -10,8 +10,10 @@ import {
   normalizeTerm,
   createRetrieverFromBlocks,
   isSearchBlockUsable,
+  restoreRetrieverFromSnapshot,
   SEARCH_BLOCK_FORMAT,
   type BlockFile,
+  type BlockRetriever,
 } from '../../../../src/core/rag';
 import { loadCorpusChunks, loadKnownAnswers } from './corpus';
 
@@ -154,6 +156,107 @@ describe('file search blocks', () => {
     expect(none.retriever.hasVectors).toBe(false);
   });
 });
+
+/** The snapshot as it comes back from IndexedDB: a structured clone. */
+function storeSnapshot(retriever: BlockRetriever): ProjectSearchSnapshot {
+  return structuredClone(retriever.exportSnapshot());
+}
+
+function rank(index: BlockRetriever, queries: string[], vectors: Float32Array[] | null) {
+  const { mode, hits } = index.retriever.retrieve(queries, vectors, { topK: 20, perFileCap: 20 });
+  return { mode, hits: hits.map((hit) => [hit.chunk.id, hit.chunk.fileId, hit.chunk.location, hit.score]) };
+}
+
+describe('project search snapshots', () => {
+  it('restore the index they were exported from, ranking exactly as it does, in float32 and in 8-bit rows', () => {
+    const { files, chunks } = loadStoredCorpus();
+    // A vector of another length is left out of the index, and one with a NaN never ranks.
+    let ofModel = 0;
+    const odd = chunks.map((chunk) => {
+      if (chunk.embeddingModel !== MODEL || ofModel++ % 4 !== 1) return chunk;
+      const embedding = ofModel % 8 === 2 ? new Float32Array(8).fill(0.5) : new Float32Array(16).fill(Number.NaN);
+      return { ...chunk, embedding };
+    });
+    const blocks = buildStoredBlocks(files, odd);
+    const queryVector = chunks.find((chunk) => chunk.embeddingModel === MODEL)?.embedding ?? null;
+    if (queryVector === null) throw new Error('expected a vector of the model');
+    for (const isInt8 of [false, true]) {
+      const joined = createRetrieverFromBlocks(blocks, MODEL, { isInt8 });
+      const restored = restoreRetrieverFromSnapshot(storeSnapshot(joined));
+      expect(restored).toMatchObject({ chunkCount: joined.chunkCount, hasAnyVector: true });
+      for (const { query } of loadKnownAnswers()) {
+        const expected = rank(joined, [query, 'instalation settings'], [queryVector]);
+        expect(expected.mode).toBe('hybrid');
+        expect(rank(restored, [query, 'instalation settings'], [queryVector])).toEqual(expected);
+        expect(rank(restored, [query], null)).toEqual(rank(joined, [query], null));
+      }
+      // Every row ranks against itself as the joined index ranks it, the NaN rows never.
+      const nanIds = new Set(odd.filter((chunk) => chunk.embedding?.some(Number.isNaN)).map((chunk) => chunk.id));
+      expect(nanIds.size).toBeGreaterThan(0);
+      expect(odd.some((chunk) => chunk.embedding?.length === 8)).toBe(true);
+      for (const chunk of odd.filter((chunk) => chunk.embeddingModel === MODEL && chunk.embedding?.length === 16)) {
+        const vector = chunk.embedding as Float32Array;
+        const hits = rank(restored, [], [vector]).hits;
+        expect(hits).toEqual(rank(joined, [], [vector]).hits);
+        expect(hits.some(([id]) => nanIds.has(id as string))).toBe(false);
+      }
+    }
+  });
+
+  it('restore a keyword-only index and name the files and model they were joined for', () => {
+    const { files, chunks } = loadStoredCorpus();
+    const bare = chunks.map((chunk) => ({ ...chunk, embedding: null, embeddingModel: null }));
+    const joined = createRetrieverFromBlocks(buildStoredBlocks(files, bare), null, { isInt8: true });
+    const snapshot = storeSnapshot(joined);
+    expect(snapshot).toMatchObject({ modelId: null, hasAnyVector: false, fileIds: files.map((file) => file.id), fileNames: files.map((file) => file.name) });
+    const restored = restoreRetrieverFromSnapshot(snapshot);
+    expect(restored.retriever.hasVectors).toBe(false);
+    for (const { query } of loadKnownAnswers()) expect(rank(restored, [query], null)).toEqual(rank(joined, [query], null));
+  });
+
+  it('are refused when of another format or when their arrays disagree', () => {
+    const { files, chunks } = loadStoredCorpus();
+    const joined = createRetrieverFromBlocks(buildStoredBlocks(files, chunks), MODEL, { isInt8: true });
+    const broken: Array<[string, (snapshot: ProjectSearchSnapshot) => void]> = [
+      ['another format', (snapshot) => (snapshot.format -= 1)],
+      ['a lost location', (snapshot) => snapshot.locations.pop()],
+      ['a lost file name', (snapshot) => snapshot.fileNames.pop()],
+      ['a chunk of no file', (snapshot) => snapshot.chunkFiles.fill(snapshot.fileIds.length, 0, 1)],
+      ['a chunk twice', (snapshot) => (snapshot.chunkIds[1] = snapshot.chunkIds[0] as string)],
+      ['the last term not ended', (snapshot) => (snapshot.keywords.terms = snapshot.keywords.terms.slice(0, -1))],
+      ['a term lost', (snapshot) => (snapshot.keywords.terms = snapshot.keywords.terms.slice(snapshot.keywords.terms.indexOf('\n') + 1))],
+      ['a term twice', (snapshot) => (snapshot.keywords.terms = snapshot.keywords.terms.replace(/^([^\n]*\n)([^\n]*\n)/, '$1$1'))],
+      ['a posting of no chunk', (snapshot) => snapshot.keywords.fields[0].docs.fill(snapshot.chunkIds.length, 0, 1)],
+      ['cut postings', (snapshot) => (snapshot.keywords.fields[1].termFrequencies = snapshot.keywords.fields[1].termFrequencies.subarray(1))],
+      ['starts out of order', (snapshot) => snapshot.keywords.fields[0].starts.reverse()],
+      ['a lost field length', (snapshot) => (snapshot.keywords.fields[0].lengths = snapshot.keywords.fields[0].lengths.subarray(1))],
+      ['terms out of sorted order', (snapshot) => snapshot.keywords.dictionary.sortedIds.reverse()],
+      ['a term listed twice in sorted order', (snapshot) => snapshot.keywords.dictionary.sortedIds.fill(0, 0, 2)],
+      ['a trie link pointing back', (snapshot) => snapshot.keywords.dictionary.trie.ends.fill(0, 0, 1)],
+      ['a trie node of a term the index lacks', (snapshot) => snapshot.keywords.dictionary.trie.termIdsAt.fill(1e9, 0, 1)],
+      ['trie arrays that differ', (snapshot) => (snapshot.keywords.dictionary.trie.depths = snapshot.keywords.dictionary.trie.depths.subarray(1))],
+      ['a vector row of no chunk', (snapshot) => snapshot.vectors.rows.fill(snapshot.chunkIds.length, 0, 1)],
+      ['a vector cut short', (snapshot) => (snapshot.vectors.values = snapshot.vectors.values.subarray(1))],
+      ['lost scales', (snapshot) => (snapshot.vectors.scales = null)],
+      ['a NaN row out of range', (snapshot) => (snapshot.vectors.nonFiniteRows = Int32Array.of(snapshot.vectors.rows.length))],
+    ];
+    for (const [label, breakIt] of broken) {
+      const snapshot = storeSnapshot(joined);
+      breakIt(snapshot);
+      expect({ label, isRefused: throws(() => restoreRetrieverFromSnapshot(snapshot)) }).toEqual({ label, isRefused: true });
+    }
+    expect(throws(() => restoreRetrieverFromSnapshot(storeSnapshot(joined)))).toBe(false);
+  });
+});
+
+function throws(run: () => unknown): boolean {
+  try {
+    run();
+    return false;
+  } catch {
+    return true;
+  }
+}
 
 describe('packed terms', () => {
   const tokenize = (text: string) => text.split(/[\s\p{P}]+/u).filter((token) => token.length > 0);

@@ -10,6 +10,23 @@ import { loadTinyEmbedder, TINY_MODEL_SETTINGS } from './tiny-model';
 
 const signal = new AbortController().signal;
 
+/**
+ * Stores no snapshot: the searches of the tests on blocks join the blocks every time, as a
+ * project did before snapshots (and does when storing one fails).
+ */
+const skipSnapshots = () => undefined;
+
+/** Background work (storing a snapshot) held until `settle` runs it, so tests choose when. */
+function collectBackground() {
+  const pending: Array<() => Promise<unknown>> = [];
+  return {
+    run: (work: () => Promise<unknown>) => {
+      pending.push(work);
+    },
+    settle: () => Promise.all(pending.splice(0).map((work) => work())),
+  };
+}
+
 /** The store, counting the joins of a project's blocks and the reads of a file's chunks. */
 function countBlockReads(store: SearchBlockStore) {
   const reads = { joins: 0, fileChunks: 0 };
@@ -48,6 +65,7 @@ async function createWatchedSearch(
     searchBlocks,
     loadEmbedder,
     watchWrites: (onWrite) => watchTableWrites(stores.db, ['files', 'chunks'], onWrite),
+    runInBackground: skipSnapshots,
   });
   const fileIds = outcomes.flatMap((outcome) =>
     outcome.kind === 'stored' ? [outcome.fileId] : [],
@@ -110,13 +128,21 @@ describe('createProjectSearch with watched writes', () => {
   });
 });
 
-/** Another search over the same database: what a reopened app (or another tab) starts with. */
-function reopen(stores: Stores) {
+/**
+ * Another search over the same database: what a reopened app (or another tab) starts with.
+ * Without `background` it stores no snapshot.
+ */
+function reopen(
+  stores: Stores,
+  background?: ReturnType<typeof collectBackground>,
+  loadEmbedder: () => Promise<Embedder | null> = () => Promise.resolve(null),
+) {
   const { reads, searchBlocks } = countBlockReads(stores.searchBlocks);
   const search = createProjectSearch({
     ...stores,
     searchBlocks,
-    loadEmbedder: () => Promise.resolve(null),
+    loadEmbedder,
+    runInBackground: background?.run ?? skipSnapshots,
   });
   return { search, reads };
 }
@@ -224,6 +250,143 @@ describe('stored search blocks', () => {
     await stores.files.delete(fileId);
     expect(await stores.searchBlocks.put(block, 0)).toBe(false);
     expect(await stores.db.searchBlocks.get(fileId)).toBeUndefined();
+  });
+});
+
+/**
+ * A project searched once with snapshots on (storing one), and what a search joining the blocks
+ * answers: what every opening from the snapshot must answer too.
+ */
+async function createSnapshotted(loadEmbedder?: () => Promise<Embedder | null>) {
+  const { stores, search, fileIds } = await createWatchedSearch(loadEmbedder);
+  const expected = await searchAll(search);
+  expect(expected.flatMap((result) => result.hits).length).toBeGreaterThan(0);
+  const background = collectBackground();
+  await reopen(stores, background, loadEmbedder).search.search(PROJECT, QUERIES[0] ?? [], signal);
+  expect(await background.settle()).toEqual([true]);
+  return { stores, fileIds, expected, background };
+}
+
+const readSnapshotRow = (stores: Stores) => stores.db.searchSnapshots.get(PROJECT);
+
+describe('stored search snapshots', () => {
+  it('let a reopened project answer from one stored row, reading no block and no chunk, exactly as from the blocks', async () => {
+    const { stores, expected } = await createSnapshotted();
+    const { snapshot } = await stores.searchBlocks.readSnapshot(PROJECT);
+    expect(snapshot?.chunkIds.length).toBeGreaterThan(0);
+    expect((await readSnapshotRow(stores))?.snapshot?.data).toBeInstanceOf(Blob);
+    const reopened = reopen(stores);
+    expect(await searchAll(reopened.search)).toEqual(expected);
+    expect(reopened.reads).toEqual({ joins: 0, fileChunks: 0 });
+  });
+
+  it('hold the vectors: an embedded project answers from its snapshot by meaning, as from the blocks', async () => {
+    const tiny = await loadTinyEmbedder();
+    const { stores } = await createWatchedSearch(() => Promise.resolve(tiny));
+    await embedProject(stores, tiny);
+    const load = () => Promise.resolve(tiny);
+    const fromBlocks = reopen(stores, undefined, load);
+    const expected = await searchAll(fromBlocks.search);
+    expect(expected.map((result) => result.mode)).toEqual(['hybrid', 'hybrid', 'hybrid']);
+    const background = collectBackground();
+    await reopen(stores, background, load).search.search(PROJECT, QUERIES[0] ?? [], signal);
+    expect(await background.settle()).toEqual([true]);
+    const reopened = reopen(stores, undefined, load);
+    expect(await searchAll(reopened.search)).toEqual(expected);
+    expect(reopened.reads).toEqual({ joins: 0, fileChunks: 0 });
+    // Another model: the snapshot holds only the old model's vectors, so the blocks are joined.
+    const other: Embedder = { ...tiny, modelId: 'another-model', embed: tiny.embed.bind(tiny) };
+    const switched = reopen(stores, undefined, () => Promise.resolve(other));
+    expect((await switched.search.search(PROJECT, ['release date'], signal)).mode).toBe('keyword');
+    expect(switched.reads.joins).toBe(1);
+  });
+
+  it('are dropped by any write of the project\'s chunks, and joined again from the blocks', async () => {
+    const { stores, fileIds } = await createSnapshotted();
+    const before = await readSnapshotRow(stores);
+    const rechunked = fileIds[1] as FileId;
+    const chunks = await stores.chunks.listByFile(rechunked);
+    await stores.chunks.replaceForFile(rechunked, chunks.slice(1));
+    expect(await readSnapshotRow(stores)).toEqual({
+      projectId: PROJECT,
+      generation: (before?.generation ?? 0) + 1,
+      snapshot: null,
+    });
+    const expected = await searchAll(reopen(stores).search);
+    const background = collectBackground();
+    const reopened = reopen(stores, background);
+    expect(await searchAll(reopened.search)).toEqual(expected);
+    expect(reopened.reads.joins).toBe(3);
+    await background.settle();
+    const again = reopen(stores);
+    expect(await searchAll(again.search)).toEqual(expected);
+    expect(again.reads.joins).toBe(0);
+  });
+
+  it('are not used once a file is renamed, added or deleted', async () => {
+    const { stores, fileIds, expected } = await createSnapshotted();
+    const renamed = fileIds[0] as FileId;
+    const file = await stores.files.get(renamed);
+    if (file === undefined) throw new Error('expected the file');
+    await stores.files.put({ ...file, name: 'renamed report.pdf' });
+    const afterRename = reopen(stores);
+    const results = await searchAll(afterRename.search);
+    expect(afterRename.reads.joins).toBe(3);
+    expect(results.flatMap((result) => result.hits).map((hit) => hit.fileName)).toContain('renamed report.pdf');
+    expect(results).not.toEqual(expected);
+    await stores.files.delete(renamed);
+    const afterDelete = reopen(stores);
+    const remaining = await searchAll(afterDelete.search);
+    expect(afterDelete.reads.joins).toBe(3);
+    expect(remaining.flatMap((result) => result.hits).map((hit) => hit.fileId)).not.toContain(renamed);
+  });
+
+  it('are joined again from the blocks and replaced when damaged or unreadable', async () => {
+    const { stores, expected } = await createSnapshotted();
+    type Row = NonNullable<Awaited<ReturnType<typeof readSnapshotRow>>>;
+    const damage: Array<(row: Row) => void> = [
+      // Arrays that disagree: a posting of a chunk the project does not have.
+      (row) => {
+        if (row.snapshot === null) return;
+        row.snapshot.parts['text.docs'] = { kind: 'i32', offset: 0, length: 1 };
+      },
+      // Bytes cut short, a part of another kind, a row that does not read.
+      (row) => {
+        if (row.snapshot !== null) row.snapshot.data = row.snapshot.data.slice(0, 100);
+      },
+      (row) => {
+        if (row.snapshot === null) return;
+        row.snapshot.parts.terms = { kind: 'f32' as never, offset: 0, length: 1 };
+      },
+      (row) => (row.snapshot = { junk: true } as never),
+    ];
+    for (const breakIt of damage) {
+      await stores.db.searchSnapshots.where('projectId').equals(PROJECT).modify(breakIt);
+      const background = collectBackground();
+      const reopened = reopen(stores, background);
+      expect(await searchAll(reopened.search)).toEqual(expected);
+      expect(reopened.reads.joins).toBe(3);
+      expect(await background.settle()).toEqual([true, true, true]);
+      const again = reopen(stores);
+      expect(await searchAll(again.search)).toEqual(expected);
+      expect(again.reads.joins).toBe(0);
+    }
+  });
+
+  it('are not stored when the project\'s chunks changed after the build began, or the project went', async () => {
+    const { stores, fileIds } = await createSnapshotted();
+    const { generation, snapshot } = await stores.searchBlocks.readSnapshot(PROJECT);
+    if (snapshot === null) throw new Error('expected a snapshot');
+    const fileId = fileIds[0] as FileId;
+    await stores.chunks.replaceForFile(fileId, (await stores.chunks.listByFile(fileId)).slice(1));
+    expect(await stores.searchBlocks.putSnapshot(PROJECT, snapshot, generation)).toBe(false);
+    expect((await readSnapshotRow(stores))?.snapshot).toBeNull();
+    expect(await stores.searchBlocks.putSnapshot(PROJECT, snapshot, generation + 1)).toBe(true);
+    await stores.projects.delete(PROJECT);
+    expect(await stores.files.listInfoByProject(PROJECT)).toEqual([]);
+    expect(await readSnapshotRow(stores)).toBeUndefined();
+    expect(await stores.searchBlocks.putSnapshot(PROJECT, snapshot, 0)).toBe(false);
+    expect(await readSnapshotRow(stores)).toBeUndefined();
   });
 });
 
