@@ -373,6 +373,31 @@ describe('stored search snapshots', () => {
     }
   });
 
+  it('that cannot be stored (a full disk) leave the search answering, and the next open joins the blocks', async () => {
+    const { stores } = await createWatchedSearch();
+    const expected = await searchAll(reopen(stores).search);
+    let attempts = 0;
+    const full = createProjectSearch({
+      ...stores,
+      searchBlocks: {
+        ...stores.searchBlocks,
+        putSnapshot: () => {
+          attempts++;
+          return Promise.reject(new DOMException('The quota has been exceeded.', 'QuotaExceededError'));
+        },
+      },
+      loadEmbedder: () => Promise.resolve(null),
+    });
+    expect(await searchAll(full)).toEqual(expected);
+    // The store is tried on a timer after each search, and its failure goes nowhere.
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(attempts).toBe(3);
+    expect((await stores.searchBlocks.readSnapshot(PROJECT)).snapshot).toBeNull();
+    const again = reopen(stores);
+    expect(await searchAll(again.search)).toEqual(expected);
+    expect(again.reads.joins).toBe(3);
+  });
+
   it('are not stored when the project\'s chunks changed after the build began, or the project went', async () => {
     const { stores, fileIds } = await createSnapshotted();
     const { generation, snapshot } = await stores.searchBlocks.readSnapshot(PROJECT);
