@@ -28,6 +28,25 @@ export async function invalidateSearchBlocks(
   const projectIds = [
     ...new Set(files.flatMap(({ projectId }) => (projectId === null ? [] : [projectId]))),
   ];
+  await dropSnapshots(db, projectIds);
+  const current = await db.searchBlocks.bulkGet(files.map((file) => file.fileId));
+  await db.searchBlocks.bulkPut(
+    files.map(
+      ({ fileId, projectId }, index): SearchBlockRow => ({
+        fileId,
+        projectId,
+        revision: (current[index]?.revision ?? 0) + 1,
+        block: null,
+      }),
+    ),
+  );
+}
+
+/** Drops these projects' snapshots and moves their generations on. */
+async function dropSnapshots(
+  db: Pick<CarrelDb, 'searchSnapshots'>,
+  projectIds: readonly string[],
+): Promise<void> {
   const generations = await Promise.all(
     projectIds.map((projectId) => readSnapshotGeneration(db, projectId)),
   );
@@ -40,15 +59,20 @@ export async function invalidateSearchBlocks(
       }),
     ),
   );
-  const current = await db.searchBlocks.bulkGet(files.map((file) => file.fileId));
-  await db.searchBlocks.bulkPut(
-    files.map(
-      ({ fileId, projectId }, index): SearchBlockRow => ({
-        fileId,
-        projectId,
-        revision: (current[index]?.revision ?? 0) + 1,
-        block: null,
-      }),
-    ),
-  );
+}
+
+/**
+ * Drops every project's snapshot and moves every generation on, those of projects that have
+ * files but no snapshot yet included: for writes that put chunks back without saying whose
+ * they are (an import's undo). Call it inside the transaction that writes them.
+ */
+export async function dropAllSnapshots(
+  db: Pick<CarrelDb, 'files' | 'searchSnapshots'>,
+): Promise<void> {
+  const [withFiles, withSnapshots] = await Promise.all([
+    db.files.orderBy('projectId').uniqueKeys(),
+    db.searchSnapshots.toCollection().primaryKeys(),
+  ]);
+  const projectIds = new Set([...withFiles, ...withSnapshots].map(String));
+  await dropSnapshots(db, [...projectIds]);
 }

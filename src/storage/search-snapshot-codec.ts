@@ -8,7 +8,7 @@
  * let go while the postings' buffer stays.
  */
 import type { FileId } from '../core/model';
-import type { ProjectSearchSnapshot } from '../core/ports';
+import type { FlatTrie, ProjectSearchSnapshot } from '../core/ports';
 
 type ArrayKind = 'i8' | 'u16' | 'i32' | 'u32' | 'f32';
 type PartKind = ArrayKind | 'text' | 'json';
@@ -258,7 +258,7 @@ export async function decodeSearchSnapshot(stored: unknown): Promise<ProjectSear
         part.lengths,
       ]),
       keywords.dictionary.sortedIds,
-      ...Object.values(keywords.dictionary.trie),
+      ...trieArrays(keywords.dictionary.trie),
       vectors.rows,
       vectors.values,
       vectors.scales,
@@ -300,4 +300,9 @@ function isStoredShaped(value: unknown): value is StoredSearchSnapshot {
 
 function isStringArray(value: unknown): value is string[] {
   return Array.isArray(value) && value.every((item) => typeof item === 'string');
+}
+
+function trieArrays(trie: FlatTrie): unknown[] {
+  const { units, depths, ends, termIdsAt, shortestBelow, longestBelow } = trie;
+  return [units, depths, ends, termIdsAt, shortestBelow, longestBelow];
 }

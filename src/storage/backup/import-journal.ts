@@ -11,6 +11,7 @@
  */
 import type { Table } from 'dexie';
 import type { CarrelDb, ImportUndoRow } from '../db';
+import { dropAllSnapshots } from '../search-block-revisions';
 import { BACKUP_TABLES } from './backup-format';
 
 /** The lock an import holds from its first write to its commit or undo. */
@@ -142,6 +143,10 @@ export async function undoImport(db: CarrelDb, importId: string): Promise<void> 
         await db.table(table).bulkDelete(changes.deleted);
         await db.table(table).bulkPut(changes.restored);
       }
+      // Chunks put back make the projects' joined snapshots stale, including one a search
+      // stored while the import was under way; which project a created chunk was in is not
+      // recorded, so every project's is dropped.
+      if (byTable.has('chunks') || byTable.has('searchBlocks')) await dropAllSnapshots(db);
       await db.importUndo.bulkDelete(records.map((record) => record.seq as number));
       return false;
     });

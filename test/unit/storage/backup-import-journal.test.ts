@@ -276,6 +276,16 @@ function createLocks(): LockManager {
   };
 }
 
+/** How many batches importing the file into a seeded database writes. */
+async function countBatches(file: Blob): Promise<number> {
+  const probe = await openSeededTarget();
+  probe.arm(0, 'error', new AbortController());
+  await createBackupService(probe.db, createFrozenClock()).importBackup(file);
+  const batches = probe.transactionCount();
+  probe.db.close();
+  return batches;
+}
+
 describe('a backup import stopped at any batch', () => {
   it('writes in batches, no transaction holding more than one batch of rows', async () => {
     const file = await buildSourceFile();
@@ -304,13 +314,27 @@ describe('a backup import stopped at any batch', () => {
     expect((await target.db.fileTexts.get('f0'))?.text).toBe('f0 text at 50');
   });
 
+  it("drops every project's search snapshot when it undoes written chunks, so none joined mid-import survives", async () => {
+    const file = await buildSourceFile();
+    const batches = await countBatches(file);
+    const target = await openSeededTarget();
+    // A snapshot a search stored while the import was under way, and a project with files but
+    // none yet: both generations move on, so neither can be stored from what was read before.
+    await target.db.searchSnapshots.put({ projectId: 'joined-mid-import', generation: 4, snapshot: { stale: true } as never });
+    await putFile(target.db, 'p-file', 5, 1);
+    await target.db.files.update('p-file', { projectId: 'with-files' });
+    // The last batch fails: every earlier one, chunks included, is undone.
+    target.arm(batches, 'error', new AbortController());
+    await expect(createBackupService(target.db, createFrozenClock()).importBackup(file)).rejects.toBeDefined();
+
+    expect(await target.db.importUndo.count()).toBe(0);
+    expect(await target.db.searchSnapshots.get('joined-mid-import')).toEqual({ projectId: 'joined-mid-import', generation: 5, snapshot: null });
+    expect(await target.db.searchSnapshots.get('with-files')).toEqual({ projectId: 'with-files', generation: 1, snapshot: null });
+  });
+
   it('leaves the database exactly as it was, whatever the batch and the fault', async () => {
     const file = await buildSourceFile();
-    const probe = await openSeededTarget();
-    probe.arm(0, 'error', new AbortController());
-    await createBackupService(probe.db, createFrozenClock()).importBackup(file);
-    const batches = probe.transactionCount();
-    probe.db.close();
+    const batches = await countBatches(file);
 
     await fc.assert(
       fc.asyncProperty(
