@@ -63,14 +63,59 @@ function importEncoding(name: BpeEncodingName): Promise<EncodingModule> {
  * characters, which over-counts such runs by about 1 % and leaves ordinary text exact.
  */
 export const MAX_UNBROKEN_RUN_CHARS = 128;
-// Exact-length patterns only: an unbounded quantifier over a 10 MB run overflows V8's stack.
-const RUN_START_PATTERN = new RegExp(
-  `[\\p{L}\\p{M}]{${MAX_UNBROKEN_RUN_CHARS + 1}}|[^\\s\\p{L}\\p{N}]{${MAX_UNBROKEN_RUN_CHARS + 1}}`,
-  'gu',
-);
-const LETTER_START_PATTERN = /^[\p{L}\p{M}]/u;
+const LETTER_PATTERN = /^[\p{L}\p{M}]/u;
+const PUNCTUATION_PATTERN = /^[^\s\p{L}\p{N}]/u;
 const LETTERS_AHEAD_PATTERN = /[\p{L}\p{M}]{1,4096}/uy;
 const PUNCTUATION_AHEAD_PATTERN = /[^\s\p{L}\p{N}]{1,4096}/uy;
+
+/** A character in a run of letters (marks count as letters). */
+const IS_LETTER = 1;
+/** A character in a run of punctuation: neither a space, a letter nor a digit (marks are both). */
+const IS_PUNCTUATION = 2;
+
+/** The two classes of each ASCII character, so ordinary text needs no Unicode lookup. */
+const ASCII_CLASSES = Uint8Array.from({ length: 128 }, (_, code) => classOfChar(String.fromCharCode(code)));
+
+function classOfChar(char: string): number {
+  return (LETTER_PATTERN.test(char) ? IS_LETTER : 0) | (PUNCTUATION_PATTERN.test(char) ? IS_PUNCTUATION : 0);
+}
+
+/**
+ * The first run of more than MAX_UNBROKEN_RUN_CHARS letters, or of punctuation, at or after
+ * `from` (lengths in code points), and whether it starts with a letter. One pass over the text
+ * with two run lengths: a regular expression asking for that many letters at every position
+ * costs a few times the counting itself on ordinary prose.
+ */
+function findLongRun(text: string, from: number): { start: number; isLetters: boolean } | null {
+  let letterStart = from;
+  let letters = 0;
+  let punctuationStart = from;
+  let punctuation = 0;
+  for (let at = from; at < text.length; ) {
+    const code = text.charCodeAt(at);
+    let width = 1;
+    let kind: number;
+    if (code < 128) kind = ASCII_CLASSES[code] as number;
+    else {
+      width = (text.codePointAt(at) as number) > 0xffff ? 2 : 1;
+      kind = classOfChar(text.slice(at, at + width));
+    }
+    if (kind & IS_LETTER) {
+      if (letters === 0) letterStart = at;
+      if (++letters > MAX_UNBROKEN_RUN_CHARS) return { start: letterStart, isLetters: true };
+    } else letters = 0;
+    if (kind & IS_PUNCTUATION) {
+      if (punctuation === 0) punctuationStart = at;
+      if (++punctuation > MAX_UNBROKEN_RUN_CHARS) {
+        // A run of marks is both: it counts as letters, as the first character decides.
+        const first = text.slice(punctuationStart, punctuationStart + 2);
+        return { start: punctuationStart, isLetters: LETTER_PATTERN.test(first) };
+      }
+    } else punctuation = 0;
+    at += width;
+  }
+  return null;
+}
 
 function isLowSurrogate(code: number): boolean {
   return code >= 0xdc00 && code <= 0xdfff;
@@ -92,11 +137,10 @@ export function countInBoundedRuns(text: string, count: (piece: string) => numbe
   let total = 0;
   let last = 0;
   for (;;) {
-    RUN_START_PATTERN.lastIndex = last;
-    const match = RUN_START_PATTERN.exec(text);
-    if (match === null) break;
-    const start = match.index;
-    const end = findRunEnd(text, start, LETTER_START_PATTERN.test(match[0]));
+    const run = findLongRun(text, last);
+    if (run === null) break;
+    const start = run.start;
+    const end = findRunEnd(text, start, run.isLetters);
     total += count(text.slice(last, start));
     let cut = start;
     while (cut < end) {
