@@ -10,7 +10,10 @@
  *     npx tsx test/bench/cold-open.bench.ts
  */
 import type { BrowserContext, Page } from '@playwright/test';
-import { BENCH_STATIC_PORT, startBrowserBench } from './lib/bench-browser';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { BENCH_STATIC_PORT, launchPersistentChromium, startBrowserBench } from './lib/bench-browser';
 import { createSection, emitSection, spreadOf } from './lib/report';
 import { summarizeSamples } from './lib/stats';
 import type {
@@ -71,7 +74,10 @@ async function main(): Promise<void> {
     '10. Cold open of a large project (Chromium, IndexedDB)',
   );
   const bench = await startBrowserBench({ 'cold-open': 'test/bench/pages/cold-open.page.ts' });
-  const context = await bench.browser.newContext();
+  // A profile on disk, as a person's browser has: in an off-the-record context IndexedDB lives
+  // in memory, and a Blob it holds can become unreadable once the page that wrote it closes.
+  const profile = await mkdtemp(join(tmpdir(), 'carrel-cold-open-'));
+  const context = await launchPersistentChromium(profile);
   try {
     for (const size of SIZES) {
       const label = size.toLocaleString('en-US');
@@ -225,9 +231,10 @@ async function main(): Promise<void> {
   } finally {
     await context.close();
     await bench.close();
+    await rm(profile, { recursive: true, force: true });
   }
   section.notes.push(
-    'Each project: files of 100 chunks, chunk text of 300 Zipf-distributed words (test/bench/lib/synthetic-text.ts), one random 384-dimension vector per chunk; the query vectors come from a seeded generator (the model is not what is measured). The page runs the app’s stores and project search (src/workers/embedding/project-search.ts) over Chromium’s IndexedDB; "page load" is the bench page’s navigation start, so the app shell and worker start-up are not included.',
+    'Each project: files of 100 chunks, chunk text of 300 Zipf-distributed words (test/bench/lib/synthetic-text.ts), one random 384-dimension vector per chunk; the query vectors come from a seeded generator (the model is not what is measured). The page runs the app’s stores and project search (src/workers/embedding/project-search.ts) over Chromium’s IndexedDB; "page load" is the bench page’s navigation start, so the app shell and worker start-up are not included. The pages share one Chromium profile on disk (IndexedDB in files, as a person\'s browser keeps it; runs before 2026-11-27 08:10 used an off-the-record context, whose IndexedDB is in memory).',
     'A cold open reads the project’s file list (no text) and its snapshot: the index as the last search joined it (each field’s postings by term, the distinct terms as one string, the unit vectors as 8-bit rows with a scale each from 20,000 chunks, float32 below), stored in one row after that search answered. When chunks of the project were written since (any write drops the snapshot), or a file was renamed, added or deleted, or the embedding model changed, it reads every file’s stored search block (keyword counts and packed vectors), checks each, joins them into one index and stores that as the new snapshot; the first search after files change rebuilds only their blocks. "Without the snapshot" is that path, measured after dropping the snapshot. The "cold open at N chunks" phases are of that path too.',
   );
   await emitSection(section);
