@@ -92,12 +92,16 @@ test.describe('Settings › Storage', () => {
   });
 
   test('an export shows its progress, and Cancel saves no file', async ({ page, settings }) => {
-    // A slow disk: every write to the export file waits a while, so the export is seen under way.
+    // A stalled disk: writes to the export file wait until the test lets them go, so the export
+    // is still under way when Cancel is pressed, however slow the machine is.
     await page.addInitScript(() => {
       const descriptor = Object.getOwnPropertyDescriptor(FileSystemWritableFileStream.prototype, 'write');
       const write = descriptor?.value as (this: FileSystemWritableFileStream, data: FileSystemWriteChunkType) => Promise<void>;
+      let letGo = (): void => undefined;
+      const released = new Promise<void>((resolve) => (letGo = resolve));
+      (window as unknown as { releaseExportWrites: () => void }).releaseExportWrites = letGo;
       FileSystemWritableFileStream.prototype.write = function (this: FileSystemWritableFileStream, data: FileSystemWriteChunkType) {
-        return new Promise<void>((resolve) => setTimeout(resolve, 1_000)).then(() => write.call(this, data));
+        return released.then(() => write.call(this, data));
       };
     });
     await page.reload();
@@ -116,6 +120,7 @@ test.describe('Settings › Storage', () => {
     await job.scrollIntoViewIfNeeded();
     await page.screenshot({ path: 'test-results/screenshots/progress-backup-export.png' });
     await job.getByRole('button', { name: 'Cancel' }).click();
+    await page.evaluate(() => (window as unknown as { releaseExportWrites: () => void }).releaseExportWrites());
 
     await expect(page.getByTestId('storage-error')).toHaveText('Export cancelled: no file was saved.');
     await expect(job).toHaveCount(0);
