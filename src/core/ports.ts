@@ -240,6 +240,19 @@ export interface SearchBlockField {
  * large project reads one row of packed arrays instead of reading and joining a block per file
  * (core/rag/search-block.ts builds, checks and restores it).
  */
+/** What a stored snapshot was joined from, known without reading its arrays. */
+export type ProjectSnapshotHead = Pick<
+  ProjectSearchSnapshot,
+  'format' | 'modelId' | 'hasAnyVector' | 'fileIds' | 'fileNames'
+>;
+
+/** A stored snapshot: what it was joined from, and its arrays on request. */
+export interface StoredProjectSnapshot {
+  head: ProjectSnapshotHead;
+  /** The whole snapshot; null when its bytes do not read or do not decode. */
+  read(): Promise<ProjectSearchSnapshot | null>;
+}
+
 export interface ProjectSearchSnapshot {
   /** The layout and tokenizing it was built with; another one is rebuilt, never read. */
   format: number;
@@ -302,12 +315,13 @@ export interface SnapshotKeywordField {
  */
 export interface SearchBlockStore {
   /**
-   * The project's snapshot (null when there is none or its row does not read) and the
-   * generation to store a new one at.
+   * The project's stored snapshot (null when there is none or its row does not read) and the
+   * generation to store a new one at. Its arrays are read only when asked for, so a snapshot
+   * of other files or another model costs no more than its row.
    */
   readSnapshot(
     projectId: ProjectId,
-  ): Promise<{ generation: number; snapshot: ProjectSearchSnapshot | null }>;
+  ): Promise<{ generation: number; snapshot: StoredProjectSnapshot | null }>;
   /**
    * Stores the snapshot unless chunks of the project were written since `generation` was read,
    * or the project has no file left.

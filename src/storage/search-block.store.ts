@@ -10,7 +10,7 @@ import { fromChunkRow } from './chunk.store';
 import type { CarrelDb } from './db';
 import { guardStorage } from './guard';
 import { readSnapshotGeneration } from './search-block-revisions';
-import { decodeSearchSnapshot, encodeSearchSnapshot } from './search-snapshot-codec';
+import { encodeSearchSnapshot, openStoredSnapshot } from './search-snapshot-codec';
 
 /**
  * The row's shape, checked by hand: zod would copy every id list of a large
@@ -65,7 +65,7 @@ export function createSearchBlockStore(db: CarrelDb): SearchBlockStore {
         return {
           generation: row?.generation ?? 0,
           // A snapshot that does not read is joined again from the blocks.
-          snapshot: row?.snapshot == null ? null : await decodeSearchSnapshot(row.snapshot),
+          snapshot: row?.snapshot == null ? null : openStoredSnapshot(row.snapshot),
         };
       }),
     putSnapshot: (projectId, snapshot, generation) =>

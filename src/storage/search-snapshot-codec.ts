@@ -8,7 +8,7 @@
  * let go while the postings' buffer stays.
  */
 import type { FileId } from '../core/model';
-import type { FlatTrie, ProjectSearchSnapshot } from '../core/ports';
+import type { FlatTrie, ProjectSearchSnapshot, StoredProjectSnapshot } from '../core/ports';
 
 type ArrayKind = 'i8' | 'u16' | 'i32' | 'u32' | 'f32';
 type PartKind = ArrayKind | 'text' | 'json';
@@ -160,6 +160,19 @@ function view(kind: ArrayKind, buffer: ArrayBuffer, offset: number, length: numb
     case 'f32':
       return new Float32Array(buffer, offset, length);
   }
+}
+
+/**
+ * A stored snapshot's head, read from its row alone, and its arrays read from the Blob only when
+ * asked for. Null when the row is not a snapshot's.
+ */
+export function openStoredSnapshot(stored: unknown): StoredProjectSnapshot | null {
+  if (!isStoredShaped(stored)) return null;
+  const { format, modelId, hasAnyVector, fileIds, fileNames } = stored;
+  return {
+    head: { format, modelId, hasAnyVector, fileIds: fileIds as FileId[], fileNames },
+    read: () => decodeSearchSnapshot(stored),
+  };
 }
 
 /**

@@ -25,9 +25,9 @@ import type {
   FileStore,
   KeywordOnlyReason,
   ProjectSearch,
-  ProjectSearchSnapshot,
   ProjectSearchHit,
   SearchBlockStore,
+  StoredProjectSnapshot,
 } from '../../core/ports';
 import {
   buildFileSearchBlock,
@@ -37,6 +37,7 @@ import {
   isSearchBlockUsable,
   PER_FILE_CAP,
   restoreRetrieverFromSnapshot,
+  SEARCH_SNAPSHOT_FORMAT,
   type BlockRetriever,
 } from '../../core/rag';
 
@@ -104,21 +105,27 @@ export function createProjectSearch(deps: ProjectSearchDeps): ProjectSearch {
     return block;
   }
 
-  /** The stored snapshot's index, if it was joined from these files for the current model. */
+  /**
+   * The stored snapshot's index, if it was joined from these files for the current model. Its
+   * arrays (161 MB at 100k chunks) are read only once its row says it will be used.
+   */
   async function restoreSnapshot(
-    snapshot: ProjectSearchSnapshot,
+    stored: StoredProjectSnapshot,
     files: readonly FileInfo[],
     fileById: Map<FileId, FileInfo>,
   ): Promise<ProjectIndex | null> {
-    const { fileIds, fileNames } = snapshot;
+    const { format, fileIds, fileNames } = stored.head;
     if (
+      format !== SEARCH_SNAPSHOT_FORMAT ||
       fileIds.length !== files.length ||
       files.some((file, at) => file.id !== fileIds[at] || file.name !== fileNames[at])
     )
       return null;
-    const embedder = snapshot.hasAnyVector ? await loadEmbedderOrNull() : null;
+    const embedder = stored.head.hasAnyVector ? await loadEmbedderOrNull() : null;
     const modelId = embedder?.modelId ?? null;
-    if (modelId !== snapshot.modelId) return null;
+    if (modelId !== stored.head.modelId) return null;
+    const snapshot = await stored.read();
+    if (snapshot === null) return null;
     try {
       return { ...restoreRetrieverFromSnapshot(snapshot), modelId, files: fileById };
     } catch {

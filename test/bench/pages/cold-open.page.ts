@@ -268,9 +268,10 @@ async function measureSnapshotPhases(name: string): Promise<SnapshotPhases> {
   const t0 = performance.now();
   await stores.files.listInfoByProject(PROJECT);
   const t1 = performance.now();
-  const { snapshot } = await stores.searchBlocks.readSnapshot(PROJECT);
+  const stored = (await stores.searchBlocks.readSnapshot(PROJECT)).snapshot;
+  const snapshot = await stored?.read();
   const t2 = performance.now();
-  if (snapshot === null) throw new Error('no snapshot is stored');
+  if (snapshot === null || snapshot === undefined) throw new Error('no snapshot is stored');
   restoreRetrieverFromSnapshot(snapshot);
   const t3 = performance.now();
   db.close();
