@@ -270,7 +270,7 @@ export interface ProjectSearchSnapshot {
   keywords: {
     /** The distinct terms in id order, each followed by a line feed. */
     terms: string;
-    /** The text field, then the title field: term t's postings are `docs[starts[t]..starts[t + 1])`. */
+    /** The text field, then the title field. */
     fields: [SnapshotKeywordField, SnapshotKeywordField];
     /** The term ids in sorted order, and the terms' trie in depth-first order (core/rag/term-dictionary.ts). */
     dictionary: { sortedIds: Int32Array; trie: FlatTrie };
@@ -300,10 +300,13 @@ export interface FlatTrie {
   longestBelow: Int32Array;
 }
 
+/**
+ * One field's postings: term t's are the bytes `postings[starts[t]..starts[t + 1])`, varints
+ * (core/rag/bm25-index.ts says how they are laid out).
+ */
 export interface SnapshotKeywordField {
   starts: Int32Array;
-  docs: Int32Array;
-  termFrequencies: Uint16Array;
+  postings: Uint8Array;
   lengths: Uint16Array;
 }
 

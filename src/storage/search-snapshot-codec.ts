@@ -10,7 +10,7 @@
 import type { FileId } from '../core/model';
 import type { FlatTrie, ProjectSearchSnapshot, StoredProjectSnapshot } from '../core/ports';
 
-type ArrayKind = 'i8' | 'u16' | 'i32' | 'u32' | 'f32';
+type ArrayKind = 'i8' | 'u8' | 'u16' | 'i32' | 'u32' | 'f32';
 type PartKind = ArrayKind | 'text' | 'json';
 
 /** Where a part lies in the Blob: its byte offset and its length (elements; bytes for text). */
@@ -26,12 +26,10 @@ const PART_NAMES = [
   'terms',
   'chunkFiles',
   'text.starts',
-  'text.docs',
-  'text.termFrequencies',
+  'text.postings',
   'text.lengths',
   'title.starts',
-  'title.docs',
-  'title.termFrequencies',
+  'title.postings',
   'title.lengths',
   'dictionary.sortedIds',
   'trie.units',
@@ -60,20 +58,22 @@ export interface StoredSearchSnapshot {
   data: Blob;
 }
 
-type TypedArray = Int8Array | Uint16Array | Int32Array | Uint32Array | Float32Array;
+type TypedArray = Int8Array | Uint8Array | Uint16Array | Int32Array | Uint32Array | Float32Array;
 type PartValue = TypedArray | string | string[] | null;
 
 const ALIGN = 8;
 const KIND_OF = (array: TypedArray): ArrayKind =>
   array instanceof Int8Array
     ? 'i8'
-    : array instanceof Uint16Array
-      ? 'u16'
-      : array instanceof Int32Array
-        ? 'i32'
-        : array instanceof Uint32Array
-          ? 'u32'
-          : 'f32';
+    : array instanceof Uint8Array
+      ? 'u8'
+      : array instanceof Uint16Array
+        ? 'u16'
+        : array instanceof Int32Array
+          ? 'i32'
+          : array instanceof Uint32Array
+            ? 'u32'
+            : 'f32';
 
 function partsOf(snapshot: ProjectSearchSnapshot): Record<PartName, PartValue> {
   const { keywords, vectors } = snapshot;
@@ -85,12 +85,10 @@ function partsOf(snapshot: ProjectSearchSnapshot): Record<PartName, PartValue> {
     terms: keywords.terms,
     chunkFiles: snapshot.chunkFiles,
     'text.starts': text.starts,
-    'text.docs': text.docs,
-    'text.termFrequencies': text.termFrequencies,
+    'text.postings': text.postings,
     'text.lengths': text.lengths,
     'title.starts': title.starts,
-    'title.docs': title.docs,
-    'title.termFrequencies': title.termFrequencies,
+    'title.postings': title.postings,
     'title.lengths': title.lengths,
     'dictionary.sortedIds': sortedIds,
     'trie.units': trie.units,
@@ -145,12 +143,14 @@ export function encodeSearchSnapshot(snapshot: ProjectSearchSnapshot): StoredSea
   };
 }
 
-const BYTES: Record<ArrayKind, number> = { i8: 1, u16: 2, i32: 4, u32: 4, f32: 4 };
+const BYTES: Record<ArrayKind, number> = { i8: 1, u8: 1, u16: 2, i32: 4, u32: 4, f32: 4 };
 
 function view(kind: ArrayKind, buffer: ArrayBuffer, offset: number, length: number): TypedArray {
   switch (kind) {
     case 'i8':
       return new Int8Array(buffer, offset, length);
+    case 'u8':
+      return new Uint8Array(buffer, offset, length);
     case 'u16':
       return new Uint16Array(buffer, offset, length);
     case 'i32':
@@ -218,8 +218,7 @@ export async function decodeSearchSnapshot(stored: unknown): Promise<ProjectSear
   try {
     const field = (prefix: 'text' | 'title') => ({
       starts: read(`${prefix}.starts`, ['i32']) as Int32Array,
-      docs: read(`${prefix}.docs`, ['i32']) as Int32Array,
-      termFrequencies: read(`${prefix}.termFrequencies`, ['u16']) as Uint16Array,
+      postings: read(`${prefix}.postings`, ['u8']) as Uint8Array,
       lengths: read(`${prefix}.lengths`, ['u16']) as Uint16Array,
     });
     const snapshot: ProjectSearchSnapshot = {
@@ -264,12 +263,7 @@ export async function decodeSearchSnapshot(stored: unknown): Promise<ProjectSear
       snapshot.chunkFiles,
       snapshot.locations,
       keywords.terms,
-      ...keywords.fields.flatMap((part) => [
-        part.starts,
-        part.docs,
-        part.termFrequencies,
-        part.lengths,
-      ]),
+      ...keywords.fields.flatMap((part) => [part.starts, part.postings, part.lengths]),
       keywords.dictionary.sortedIds,
       ...trieArrays(keywords.dictionary.trie),
       vectors.rows,

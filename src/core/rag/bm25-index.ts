@@ -85,11 +85,18 @@ export interface KeywordIndexState {
   dictionary: TermDictionaryLayout;
 }
 
-/** Term t's documents are `docs[starts[t]..starts[t + 1])`, each with its count in the field. */
+/**
+ * Term t's postings in one field are the bytes `postings[starts[t]..starts[t + 1])` (none when
+ * the field does not hold the term): how many documents hold it, then for each of them in
+ * ascending order how far it is past the one before, less one (the first: its number), and how
+ * often the term occurs in it. Each number is an unsigned LEB128 varint, so most take one byte:
+ * about 2.4 bytes a posting on the bench's 100,000 chunks, against 6 as two typed arrays, which
+ * is what a cold open reads back and what the index holds in memory.
+ */
 export interface KeywordFieldState {
   starts: Int32Array;
-  docs: Int32Array;
-  termFrequencies: Uint16Array;
+  postings: Uint8Array;
+  /** MiniSearch's field length of each document: distinct raw tokens in the field. */
   lengths: Uint16Array;
 }
 
@@ -222,27 +229,77 @@ export function restoreKeywordIndex(
   return createKeywordIndexOver(ids, terms, fields, dictionary);
 }
 
+/**
+ * Decodes every stored posting once: each term's bytes must hold its count of documents, each
+ * of them a document of the index (so in ascending order, by construction) with a count of at
+ * least one, and end exactly where the next term's begin.
+ */
 function checkFieldState(field: KeywordFieldState, termCount: number, documentCount: number): void {
-  const { starts, docs, termFrequencies, lengths } = field;
+  const { starts, postings, lengths } = field;
   if (
     !(starts instanceof Int32Array) ||
-    !(docs instanceof Int32Array) ||
-    !(termFrequencies instanceof Uint16Array) ||
+    !(postings instanceof Uint8Array) ||
     !(lengths instanceof Uint16Array)
   )
     throw new Error('Keyword index: a stored field is not of typed arrays');
-  if (starts.length !== termCount + 1 || starts[0] !== 0 || starts[termCount] !== docs.length)
+  if (starts.length !== termCount + 1 || starts[0] !== 0 || starts[termCount] !== postings.length)
     throw new Error('Keyword index: stored term starts do not cover the postings');
-  if (termFrequencies.length !== docs.length || lengths.length !== documentCount)
-    throw new Error('Keyword index: stored field arrays differ in length');
-  for (let term = 0; term < termCount; term++)
-    if ((starts[term] as number) > (starts[term + 1] as number))
-      throw new Error('Keyword index: stored term starts go backwards');
-  for (let at = 0; at < docs.length; at++) {
-    const doc = docs[at] as number;
-    if (doc < 0 || doc >= documentCount)
-      throw new Error('Keyword index: a stored posting names no document');
+  if (lengths.length !== documentCount)
+    throw new Error('Keyword index: stored field lengths differ from the documents');
+  const reader = { at: 0 };
+  for (let term = 0; term < termCount; term++) {
+    const end = starts[term + 1] as number;
+    if (end < reader.at) throw new Error('Keyword index: stored term starts go backwards');
+    if (end === reader.at) continue;
+    const count = readVarint(postings, reader);
+    if (count < 1 || count > documentCount)
+      throw new Error('Keyword index: a stored term holds no documents');
+    let doc = -1;
+    for (let posting = 0; posting < count; posting++) {
+      if (reader.at >= end)
+        throw new Error('Keyword index: a stored term holds fewer postings than it counts');
+      doc += 1 + readVarint(postings, reader);
+      const frequency = readVarint(postings, reader);
+      if (doc >= documentCount)
+        throw new Error('Keyword index: a stored posting names no document');
+      if (frequency < 1 || frequency > 0xffff)
+        throw new Error('Keyword index: a stored posting has no count');
+    }
+    if (reader.at !== end)
+      throw new Error("Keyword index: a stored term's postings do not fill its bytes");
   }
+}
+
+/**
+ * The unsigned LEB128 number at `reader.at`, which moves past it. Past the end of the bytes it
+ * reads zeros (a typed array's missing element): the caller checks where it ended.
+ */
+function readVarint(bytes: Uint8Array, reader: { at: number }): number {
+  let byte = bytes[reader.at++] as number;
+  let value = byte & 0x7f;
+  for (let scale = 0x80; (byte & 0x80) !== 0; scale *= 0x80) {
+    byte = bytes[reader.at++] as number;
+    value += (byte & 0x7f) * scale;
+  }
+  return value;
+}
+
+/** Appends `value` (an unsigned integer) as an unsigned LEB128 varint; returns the new end. */
+function writeVarint(bytes: Uint8Array, at: number, value: number): number {
+  let rest = value;
+  while (rest >= 0x80) {
+    bytes[at++] = (rest & 0x7f) | 0x80;
+    rest = Math.floor(rest / 0x80);
+  }
+  bytes[at++] = rest;
+  return at;
+}
+
+/** Bytes `value` takes as an unsigned LEB128 varint. */
+function varintLength(value: number): number {
+  let length = 1;
+  for (let rest = value; rest >= 0x80; rest = Math.floor(rest / 0x80)) length++;
+  return length;
 }
 
 function createKeywordIndexOver(
@@ -514,7 +571,48 @@ function mergeFieldPostings(
     }
     docOffset += segmentDocs;
   });
-  return { starts, docs, termFrequencies, lengths };
+  return { ...encodePostings(starts, docs, termFrequencies), lengths };
+}
+
+/**
+ * Term-ordered postings (term t's documents `docs[starts[t]..starts[t + 1])`, ascending, with
+ * their counts) as the varint bytes a field keeps, with each term's byte offset.
+ */
+function encodePostings(
+  starts: Int32Array,
+  docs: Int32Array,
+  termFrequencies: Uint16Array,
+): { starts: Int32Array; postings: Uint8Array } {
+  const termCount = starts.length - 1;
+  const byteStarts = new Int32Array(starts.length);
+  for (let term = 0; term < termCount; term++) {
+    const from = starts[term] as number;
+    const to = starts[term + 1] as number;
+    let bytes = from === to ? 0 : varintLength(to - from);
+    let previous = -1;
+    for (let at = from; at < to; at++) {
+      const doc = docs[at] as number;
+      bytes += varintLength(doc - previous - 1) + varintLength(termFrequencies[at] as number);
+      previous = doc;
+    }
+    byteStarts[term + 1] = (byteStarts[term] as number) + bytes;
+  }
+  const postings = new Uint8Array(byteStarts[termCount] as number);
+  let end = 0;
+  for (let term = 0; term < termCount; term++) {
+    const from = starts[term] as number;
+    const to = starts[term + 1] as number;
+    if (from === to) continue;
+    end = writeVarint(postings, end, to - from);
+    let previous = -1;
+    for (let at = from; at < to; at++) {
+      const doc = docs[at] as number;
+      end = writeVarint(postings, end, doc - previous - 1);
+      end = writeVarint(postings, end, termFrequencies[at] as number);
+      previous = doc;
+    }
+  }
+  return { starts: byteStarts, postings };
 }
 
 function measureAverageLength(lengths: Uint16Array): number {
@@ -533,20 +631,37 @@ function accumulateTerm(
 ): void {
   // A term first seen in a later field has no range in the earlier ones.
   if (termId + 1 >= field.starts.length) return;
-  const start = field.starts[termId] as number;
-  const end = field.starts[termId + 1] as number;
-  if (start === end) return;
-  const matching = end - start;
-  const documentCount = field.lengths.length;
+  let at = field.starts[termId] as number;
+  if (at === field.starts[termId + 1]) return;
+  const { postings, lengths } = field;
+  // The varints are read inline: this loop is most of a keyword search's time.
+  let byte = postings[at++] as number;
+  let matching = byte & 0x7f;
+  for (let scale = 0x80; (byte & 0x80) !== 0; scale *= 0x80) {
+    byte = postings[at++] as number;
+    matching += (byte & 0x7f) * scale;
+  }
+  const documentCount = lengths.length;
   const inverseFrequency = Math.log(1 + (documentCount - matching + 0.5) / (matching + 0.5));
   const factor = weight * field.boost * inverseFrequency;
   const lengthNorm = field.averageLength === 0 ? 0 : BM25_B / field.averageLength;
-  const { docs, termFrequencies, lengths } = field;
   const { scores, matchedTerms, lastQueryTerm, stamps, touched, stamp } = pass;
   let touchedCount = pass.touchedCount;
-  for (let at = start; at < end; at++) {
-    const doc = docs[at] as number;
-    const frequency = termFrequencies[at] as number;
+  let doc = -1;
+  for (let posting = 0; posting < matching; posting++) {
+    byte = postings[at++] as number;
+    let gap = byte & 0x7f;
+    for (let scale = 0x80; (byte & 0x80) !== 0; scale *= 0x80) {
+      byte = postings[at++] as number;
+      gap += (byte & 0x7f) * scale;
+    }
+    doc += gap + 1;
+    byte = postings[at++] as number;
+    let frequency = byte & 0x7f;
+    for (let scale = 0x80; (byte & 0x80) !== 0; scale *= 0x80) {
+      byte = postings[at++] as number;
+      frequency += (byte & 0x7f) * scale;
+    }
     const saturation =
       (frequency * (BM25_K + 1)) /
       (frequency + BM25_K * (1 - BM25_B + (lengths[doc] as number) * lengthNorm));

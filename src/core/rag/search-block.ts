@@ -6,12 +6,7 @@
  * `createHybridRetriever` builds from the chunks, ranking exactly as it does.
  */
 import type { FileId } from '../model';
-import type {
-  FileSearchBlock,
-  ProjectSearchSnapshot,
-  SearchBlockField,
-  TextChunk,
-} from '../ports';
+import type { FileSearchBlock, ProjectSearchSnapshot, SearchBlockField, TextChunk } from '../ports';
 import {
   countTerms,
   createKeywordIndexFromSegments,
@@ -37,8 +32,11 @@ import {
  */
 export const SEARCH_BLOCK_FORMAT = 1_000 + KEYWORD_SEGMENT_FORMAT;
 
-/** The snapshot layout (1) and the keyword counting it holds, as for blocks. */
-export const SEARCH_SNAPSHOT_FORMAT = 1_000 + KEYWORD_SEGMENT_FORMAT;
+/**
+ * The snapshot layout (2: postings as varint bytes) and the keyword counting it holds, as for
+ * blocks.
+ */
+export const SEARCH_SNAPSHOT_FORMAT = 2_000 + KEYWORD_SEGMENT_FORMAT;
 
 /** `rowModels` for a chunk with no vector, and for one whose vector names no model. */
 const NO_VECTOR = -1;
@@ -247,7 +245,11 @@ export function restoreRetrieverFromSnapshot(snapshot: ProjectSearchSnapshot): B
     snapshot;
   if (format !== SEARCH_SNAPSHOT_FORMAT) throw new Error('Search snapshot: another format');
   const count = chunkIds.length;
-  if (fileNames.length !== fileIds.length || chunkFiles.length !== count || locations.length !== count)
+  if (
+    fileNames.length !== fileIds.length ||
+    chunkFiles.length !== count ||
+    locations.length !== count
+  )
     throw new Error('Search snapshot: its lists differ in length');
   const chunks: IndexedChunk[] = new Array<IndexedChunk>(count);
   for (let at = 0; at < count; at++) {

@@ -278,7 +278,7 @@ async function measureSnapshotPhases(name: string): Promise<SnapshotPhases> {
   const { chunkFiles, keywords, vectors } = snapshot;
   const arrays = [
     chunkFiles,
-    ...keywords.fields.flatMap((field) => [field.starts, field.docs, field.termFrequencies, field.lengths]),
+    ...keywords.fields.flatMap((field) => [field.starts, field.postings, field.lengths]),
     vectors.rows,
     vectors.values,
     vectors.scales ?? new Uint8Array(0),

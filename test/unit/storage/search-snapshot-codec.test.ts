@@ -8,9 +8,9 @@ import {
 
 function buildSnapshot(isInt8: boolean): ProjectSearchSnapshot {
   const field = (offset: number) => ({
-    starts: Int32Array.of(0, 2, 3),
-    docs: Int32Array.of(0, 1 + offset, 1),
-    termFrequencies: Uint16Array.of(1, 300, 2),
+    starts: Int32Array.of(0, 6, 9),
+    // Two terms' varints: the first in chunks 0 and 2 (once, then 300 times), the second once.
+    postings: Uint8Array.of(2, 0, 1, 1 + offset, 0xac, 0x02, 1, 1, 2),
     lengths: Uint16Array.of(4, 7 + offset),
   });
   return {
@@ -62,8 +62,9 @@ describe('stored search snapshots', () => {
       ['no vectors part', (stored) => delete stored.parts['vectors.values']],
       ['no terms', (stored) => delete stored.parts.terms],
       ['bytes cut short', (stored) => (stored.data = stored.data.slice(0, stored.data.size - 1))],
-      ['a part past the end', (stored) => (stored.parts['text.docs'] = { kind: 'i32', offset: 0, length: 1e6 })],
-      ['a misaligned part', (stored) => (stored.parts['text.docs'] = { kind: 'i32', offset: 1, length: 1 })],
+      ['a part past the end', (stored) => (stored.parts['text.postings'] = { kind: 'u8', offset: 0, length: 1e6 })],
+      ['a misaligned part', (stored) => (stored.parts['text.starts'] = { kind: 'i32', offset: 1, length: 1 })],
+      ['postings of another kind', (stored) => (stored.parts['text.postings'] = { kind: 'i8', offset: 0, length: 1 })],
       ['a part of another kind', (stored) => (stored.parts['text.lengths'] = { kind: 'i32', offset: 0, length: 1 })],
       ['an unknown part', (stored) => ((stored.parts as Record<string, unknown>).extra = { kind: 'i8', offset: 0, length: 0 })],
       ['ids that are not JSON', (stored) => (stored.parts.chunkIds = { kind: 'json', offset: 0, length: 1 })],

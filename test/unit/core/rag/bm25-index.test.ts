@@ -1,7 +1,12 @@
 import fc from 'fast-check';
 import MiniSearch from 'minisearch';
 import { describe, expect, it } from 'vitest';
-import { createKeywordIndex, normalizeTerm, type KeywordDocument } from '../../../../src/core/rag';
+import {
+  createKeywordIndex,
+  normalizeTerm,
+  restoreKeywordIndex,
+  type KeywordDocument,
+} from '../../../../src/core/rag';
 
 /** MiniSearch configured as the keyword index used to be: the reference for its scores. */
 function createMiniSearchReference(
@@ -52,6 +57,28 @@ describe('createKeywordIndex', () => {
       }),
       { numRuns: 200 },
     );
+  });
+
+  it('scores as MiniSearch does where postings lie far apart and counts pass a byte, restored from its state too', () => {
+    // 70,000 chunks: "needle" in a few of them, tens of thousands apart (gaps of three varint
+    // bytes) and up to 300 times (a count of two bytes); "common" in every third chunk.
+    const placed = new Map([[0, 1], [129, 2], [16_500, 300], [16_501, 1], [69_999, 130]]);
+    const docs = Array.from({ length: 70_000 }, (_, at): KeywordDocument => ({
+      id: `c${at}`,
+      text: `${at % 3 === 0 ? 'common ' : ''}filler${at % 7} ${'needle '.repeat(placed.get(at) ?? 0)}`,
+      title: at === 129 ? 'needle.md' : 'notes.md',
+    }));
+    const reference = createMiniSearchReference(docs);
+    const index = createKeywordIndex(docs);
+    const restored = restoreKeywordIndex(docs.map((doc) => doc.id), structuredClone(index.exportState()));
+    for (const query of ['needle', 'common needle', 'filler3']) {
+      const expected = reference.search(query).slice(0, 20);
+      for (const actual of [index.search(query, 20), restored.search(query, 20)]) {
+        expect(actual.map((hit) => hit.id)).toEqual(expected.map((hit) => String(hit.id)));
+        actual.forEach((hit, rank) => expect(hit.score).toBeCloseTo(expected[rank]?.score ?? Number.NaN, 9));
+      }
+    }
+    expect(index.search('needle', 10).map((hit) => hit.id).sort()).toEqual(['c0', 'c129', 'c16500', 'c16501', 'c69999']);
   });
 
   it('finds a longer word by its prefix and a misspelt word by a near spelling', () => {

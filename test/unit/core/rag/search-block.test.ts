@@ -162,6 +162,22 @@ function storeSnapshot(retriever: BlockRetriever): ProjectSearchSnapshot {
   return structuredClone(retriever.exportSnapshot());
 }
 
+/** The text field's postings replaced by these bytes for its first term, and none for the rest. */
+function withFirstTermBytes(snapshot: ProjectSearchSnapshot, bytes: number[]): void {
+  const field = snapshot.keywords.fields[0];
+  field.starts = new Int32Array(field.starts.length).fill(bytes.length, 1);
+  field.postings = Uint8Array.from(bytes);
+}
+
+/** `value` as an unsigned LEB128 varint. */
+function varint(value: number): number[] {
+  const bytes: number[] = [];
+  let rest = value;
+  for (; rest >= 0x80; rest = Math.floor(rest / 0x80)) bytes.push((rest & 0x7f) | 0x80);
+  bytes.push(rest);
+  return bytes;
+}
+
 function rank(index: BlockRetriever, queries: string[], vectors: Float32Array[] | null) {
   const { mode, hits } = index.retriever.retrieve(queries, vectors, { topK: 20, perFileCap: 20 });
   return { mode, hits: hits.map((hit) => [hit.chunk.id, hit.chunk.fileId, hit.chunk.location, hit.score]) };
@@ -226,8 +242,15 @@ describe('project search snapshots', () => {
       ['the last term not ended', (snapshot) => (snapshot.keywords.terms = snapshot.keywords.terms.slice(0, -1))],
       ['a term lost', (snapshot) => (snapshot.keywords.terms = snapshot.keywords.terms.slice(snapshot.keywords.terms.indexOf('\n') + 1))],
       ['a term twice', (snapshot) => (snapshot.keywords.terms = snapshot.keywords.terms.replace(/^([^\n]*\n)([^\n]*\n)/, '$1$1'))],
-      ['a posting of no chunk', (snapshot) => snapshot.keywords.fields[0].docs.fill(snapshot.chunkIds.length, 0, 1)],
-      ['cut postings', (snapshot) => (snapshot.keywords.fields[1].termFrequencies = snapshot.keywords.fields[1].termFrequencies.subarray(1))],
+      // Postings are varints: a term's bytes hold its count of chunks, then per chunk the gap
+      // from the one before less one (the first: its number) and the term's count in it.
+      ['a posting of no chunk', (snapshot) => withFirstTermBytes(snapshot, [1, ...varint(snapshot.chunkIds.length), 1])],
+      ['a term counting more chunks than it lists', (snapshot) => withFirstTermBytes(snapshot, [2, 0, 1])],
+      ['a term counting no chunk', (snapshot) => withFirstTermBytes(snapshot, [0])],
+      ['a posting counting the term zero times', (snapshot) => withFirstTermBytes(snapshot, [1, 0, 0])],
+      ['bytes left after a term\'s postings', (snapshot) => withFirstTermBytes(snapshot, [1, 0, 1, 0])],
+      ['a varint cut short', (snapshot) => withFirstTermBytes(snapshot, [1, 0x80])],
+      ['cut postings', (snapshot) => (snapshot.keywords.fields[1].postings = snapshot.keywords.fields[1].postings.subarray(1))],
       ['starts out of order', (snapshot) => snapshot.keywords.fields[0].starts.reverse()],
       ['a lost field length', (snapshot) => (snapshot.keywords.fields[0].lengths = snapshot.keywords.fields[0].lengths.subarray(1))],
       ['terms out of sorted order', (snapshot) => snapshot.keywords.dictionary.sortedIds.reverse()],

@@ -361,7 +361,7 @@ describe('stored search snapshots', () => {
       // Arrays that disagree: a posting of a chunk the project does not have.
       (row) => {
         if (row.snapshot === null) return;
-        row.snapshot.parts['text.docs'] = { kind: 'i32', offset: 0, length: 1 };
+        row.snapshot.parts['text.postings'] = { kind: 'u8', offset: 0, length: 1 };
       },
       // Bytes cut short, a part of another kind, a row that does not read.
       (row) => {
