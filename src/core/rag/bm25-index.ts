@@ -295,11 +295,9 @@ function writeVarint(bytes: Uint8Array, at: number, value: number): number {
   return at;
 }
 
-/** Bytes `value` takes as an unsigned LEB128 varint. */
+/** Bytes `value` (an unsigned integer below 2^35) takes as an unsigned LEB128 varint. */
 function varintLength(value: number): number {
-  let length = 1;
-  for (let rest = value; rest >= 0x80; rest = Math.floor(rest / 0x80)) length++;
-  return length;
+  return value < 0x80 ? 1 : value < 0x4000 ? 2 : value < 0x200000 ? 3 : value < 0x10000000 ? 4 : 5;
 }
 
 function createKeywordIndexOver(
@@ -607,8 +605,13 @@ function encodePostings(
     let previous = -1;
     for (let at = from; at < to; at++) {
       const doc = docs[at] as number;
-      end = writeVarint(postings, end, doc - previous - 1);
-      end = writeVarint(postings, end, termFrequencies[at] as number);
+      const gap = doc - previous - 1;
+      // Most gaps and counts take one byte: written here without a call.
+      if (gap < 0x80) postings[end++] = gap;
+      else end = writeVarint(postings, end, gap);
+      const frequency = termFrequencies[at] as number;
+      if (frequency < 0x80) postings[end++] = frequency;
+      else end = writeVarint(postings, end, frequency);
       previous = doc;
     }
   }
