@@ -90,7 +90,7 @@ export interface KeywordIndexState {
  * the field does not hold the term): how many documents hold it, then for each of them in
  * ascending order how far it is past the one before, less one (the first: its number), and how
  * often the term occurs in it. Each number is an unsigned LEB128 varint, so most take one byte:
- * about 2.4 bytes a posting on the bench's 100,000 chunks, against 6 as two typed arrays, which
+ * about 2.2 bytes a posting on the bench's 100,000 chunks, against 6 as two typed arrays, which
  * is what a cold open reads back and what the index holds in memory.
  */
 export interface KeywordFieldState {
