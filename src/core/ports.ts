@@ -240,19 +240,6 @@ export interface SearchBlockField {
  * large project reads one row of packed arrays instead of reading and joining a block per file
  * (core/rag/search-block.ts builds, checks and restores it).
  */
-/** What a stored snapshot was joined from, known without reading its arrays. */
-export type ProjectSnapshotHead = Pick<
-  ProjectSearchSnapshot,
-  'format' | 'modelId' | 'hasAnyVector' | 'fileIds' | 'fileNames'
->;
-
-/** A stored snapshot: what it was joined from, and its arrays on request. */
-export interface StoredProjectSnapshot {
-  head: ProjectSnapshotHead;
-  /** The whole snapshot; null when its bytes do not read or do not decode. */
-  read(): Promise<ProjectSearchSnapshot | null>;
-}
-
 export interface ProjectSearchSnapshot {
   /** The layout and tokenizing it was built with; another one is rebuilt, never read. */
   format: number;
@@ -285,6 +272,19 @@ export interface ProjectSearchSnapshot {
     /** Rows whose vector held a NaN or an infinity: stored as zeros, never ranked. */
     nonFiniteRows: Int32Array;
   };
+}
+
+/** What a stored snapshot was joined from, known without reading its arrays. */
+export type ProjectSnapshotHead = Pick<
+  ProjectSearchSnapshot,
+  'format' | 'modelId' | 'hasAnyVector' | 'fileIds' | 'fileNames'
+>;
+
+/** A stored snapshot: what it was joined from, and its arrays on request. */
+export interface StoredProjectSnapshot {
+  head: ProjectSnapshotHead;
+  /** The whole snapshot; null when its bytes do not read or do not decode. */
+  read(): Promise<ProjectSearchSnapshot | null>;
 }
 
 /** A trie's nodes in depth-first order (children in code-unit order); the root is implied. */
