@@ -22,7 +22,7 @@ test('an agent is created, picked for a new chat and shapes the request; duplica
 
   llm.setScenario({ kind: 'text', text: 'Arr, hello.' });
   await chat.newChat();
-  await page.getByLabel('Agent').selectOption({ label: 'Pirate' });
+  await chat.agentPicker().selectOption({ label: 'Pirate' });
   await chat.send('hello');
   const request = await llm.waitForRequest();
   const body = JSON.stringify(request.body);
@@ -31,8 +31,8 @@ test('an agent is created, picked for a new chat and shapes the request; duplica
   await expect(chat.lastAnswer()).toContainText('Arr, hello.');
   // The chat keeps its agent after a reload.
   await page.reload();
-  await expect(page.getByLabel('Agent')).toHaveValue(/.+/);
-  await expect(page.getByLabel('Agent').locator('option:checked')).toHaveText('Pirate');
+  await expect(chat.agentPicker()).toHaveValue(/.+/);
+  await expect(chat.agentPicker().locator('option:checked')).toHaveText('Pirate');
 
   await agents.open();
   await agents.item('Pirate').getByRole('button', { name: 'Duplicate' }).click();

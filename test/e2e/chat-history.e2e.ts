@@ -37,7 +37,7 @@ test('an agent with search_chats cites a past chat, and the citation opens that 
     { kind: 'text', text: 'You chose the Birchwood lodge [1].' },
   );
   await chat.newChat();
-  await page.getByLabel('Agent').selectOption({ label: 'Archivist' });
+  await chat.agentPicker().selectOption({ label: 'Archivist' });
   await chat.send('Where was our offsite going to be?');
   await expect(chat.lastAnswer()).toContainText('You chose the Birchwood lodge', { timeout: 20_000 });
   await expect(chat.lastAnswer()).toHaveAttribute('data-status', 'complete');

@@ -48,7 +48,7 @@ test('an agent keeps its upload share and history strategies, and the inspector 
   // The agent shapes the next request: only the question being asked, the earlier turn skipped.
   llm.setScenario({ kind: 'text', text: 'Noted.' });
   await chat.newChat();
-  await page.getByLabel('Agent').selectOption({ label: 'Researcher' });
+  await chat.agentPicker().selectOption({ label: 'Researcher' });
   await chat.send('First question');
   await expect(chat.lastAnswer()).toContainText('Noted.');
   const shell = new ShellPage(page);

@@ -66,7 +66,7 @@ test.describe('a first chat', () => {
     await agents.open();
     await agents.create({ name: 'Brief', prompt: 'Be brief.', strategy: { label: 'Last messages', fields: { 'Messages kept': '4' } } });
     await chat.newChat();
-    await page.getByLabel('Agent').selectOption({ label: 'Brief' });
+    await chat.agentPicker().selectOption({ label: 'Brief' });
     // The first question carries a file: with it the question is one message of the chat.
     await page.getByLabel('Attach files to the message').setInputFiles({ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('The kettle is on.') });
     await expect(page.getByTestId('attachment-chip')).toHaveAttribute('data-status', 'ready');

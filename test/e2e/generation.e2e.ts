@@ -36,7 +36,7 @@ test("an agent's generation settings and cache-friendly order shape the request"
 
   llm.setScenario({ kind: 'text', text: 'Careful answer.' });
   await chat.newChat();
-  await page.getByLabel('Agent').selectOption({ label: 'Careful' });
+  await chat.agentPicker().selectOption({ label: 'Careful' });
   llm.clearRequests();
   await chat.send('First question');
   await expect(chat.lastAnswer()).toContainText('Careful answer.');

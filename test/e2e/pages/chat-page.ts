@@ -41,6 +41,14 @@ export class ChatPage {
     });
   }
 
+  /**
+   * The composer's agent picker, by its role and exact name: while one screen gives way to
+   * another, "Agent" as a label also matches the Agents screen and its radio buttons.
+   */
+  agentPicker(): Locator {
+    return this.page.getByRole('combobox', { name: 'Agent', exact: true });
+  }
+
   userMessages(): Locator {
     return this.page.getByTestId('user-message');
   }
