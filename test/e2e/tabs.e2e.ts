@@ -71,9 +71,10 @@ test.describe('two tabs on one chat', () => {
     await expect(other.answers().getByTestId('answer-text')).toHaveText(['Hello there.']);
 
     const words = Array.from({ length: 40 }, (_, i) => `w${i}`).join(' ');
-    // About 38 pieces at 8 a second: the answer grows for nearly 5 s, long enough for a loaded
-    // machine's other tab to draw it part-way.
-    llm.setScenario({ kind: 'text', text: words, chunkSize: 4, tokensPerSecond: 8 });
+    // About 38 pieces at 3 a second: the answer grows for about 13 s, long enough for a loaded
+    // machine's other tab to draw it part-way (at 8 a second, 5 s, it once went straight to
+    // the whole answer at a load of 11).
+    llm.setScenario({ kind: 'text', text: words, chunkSize: 4, tokensPerSecond: 3 });
     await chat.send('second question');
     // The other tab shows the new question, then the answer growing while it streams there.
     await expect(other.userMessages()).toHaveText(['first question', 'second question']);
