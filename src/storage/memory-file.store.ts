@@ -20,7 +20,9 @@ function copyFile(file: StoredFile): StoredFile {
 
 export function createMemoryFileStore(): FileStore {
   const files = new Map<string, StoredFile>();
-  const byCreation = (): StoredFile[] => [...files.values()].sort((a, b) => a.createdAt - b.createdAt);
+  // Oldest first, then by id: the order of IndexedDB's listing (its index holds the id next).
+  const byCreation = (): StoredFile[] =>
+    [...files.values()].sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   return {
     put: (file) => {
       try {

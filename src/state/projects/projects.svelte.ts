@@ -25,8 +25,16 @@ export interface ProjectsDeps {
   now(): number;
 }
 
+/** Whether one upload's files found the embedding model missing (shared by the batch). */
+interface EmbeddingModelCheck {
+  isUnavailable: boolean;
+}
+
 /** A project file as the panel lists it: metadata only, never the blob or the text. */
 export type ProjectFileRow = ProjectFile & { createdAt: number };
+
+/** The file list is brought up to date at most this often while files are stored. */
+export const FILE_LIST_INTERVAL_MS = 250;
 
 /** New projects are named this until renamed (the name field is focused at once). */
 export const NEW_PROJECT_NAME = 'New project';
@@ -37,7 +45,8 @@ export const NEW_PROJECT_NAME = 'New project';
  */
 export class ProjectsState {
   project = $state<Project | null>(null);
-  files = $state<ProjectFileRow[]>([]);
+  /** Replaced whole, never changed in place: a list of thousands of files holds no deep proxies. */
+  files = $state.raw<ProjectFileRow[]>([]);
   uploads = $state<UploadRow[]>([]);
   embedded = $state<EmbeddedCount | null>(null);
   /** Why the passages have no embeddings (model unavailable, downloads off); null when fine. */
@@ -56,6 +65,17 @@ export class ProjectsState {
   /** Embedding runs one file at a time: the tail of that queue. */
   private embedding: Promise<void> = Promise.resolve();
   private openToken = 0;
+  /**
+   * The upload list's rows by key, and how many still work: a progress step or a settled file
+   * finds its row at once, however long the list (a folder of thousands of files).
+   */
+  // eslint-disable-next-line svelte/prefer-svelte-reactivity -- an index of the rows, never rendered
+  private readonly rowsByKey = new Map<string, UploadRow>();
+  private workingRows = $state(0);
+  /** Files stored or changed that the list shows at its next update, and when that update is done. */
+  private fileListUpdate: { ids: Set<FileId>; applied: Promise<void> } | null = null;
+  private fileListTail: Promise<void> = Promise.resolve();
+  private fileListUpdatedAt = Number.NEGATIVE_INFINITY;
 
   constructor(private readonly deps: ProjectsDeps) {
     this.search = new ProjectSearchState({ search: deps.searchProject });
@@ -63,7 +83,7 @@ export class ProjectsState {
 
   /** Some file is still being read or embedded. */
   get isUploading(): boolean {
-    return this.uploads.some((row) => row.status === 'working');
+    return this.workingRows > 0;
   }
 
   async create(name = NEW_PROJECT_NAME): Promise<Project> {
@@ -84,7 +104,7 @@ export class ProjectsState {
   async open(projectId: ProjectId): Promise<void> {
     const token = ++this.openToken;
     if (this.project?.id !== projectId) {
-      this.uploads = [];
+      this.setUploads([]);
       this.embedded = null;
       this.embeddingNote = null;
       this.search.reset();
@@ -123,7 +143,7 @@ export class ProjectsState {
     if (this.deps.newChat.projectId === project.id) this.deps.newChat.projectId = null;
     this.project = null;
     this.files = [];
-    this.uploads = [];
+    this.setUploads([]);
     this.search.reset();
   }
 
@@ -137,7 +157,9 @@ export class ProjectsState {
     if (!project || files.length === 0) return;
     const batch = `${this.deps.newId()}:`;
     const keys = files.map((_, index) => `${batch}${index}`);
-    this.uploads = [
+    // Once one file of the batch finds no embedding model, the others do not ask again.
+    const modelCheck: EmbeddingModelCheck = { isUnavailable: false };
+    this.setUploads([
       ...this.uploads.filter((row) => row.status === 'working'),
       ...files.map((file, index) => ({
         key: keys[index] ?? '',
@@ -147,7 +169,7 @@ export class ProjectsState {
         status: 'working' as const,
         message: null,
       })),
-    ];
+    ]);
     let job: IngestJob;
     try {
       job = this.deps.loadIngest().ingestFiles(
@@ -172,16 +194,14 @@ export class ProjectsState {
         this.cancels.set(key, () => fileJob.cancel());
         try {
           const outcome = await fileJob.result;
-          const fileId = 'fileId' in outcome ? outcome.fileId : this.uploads.find((row) => row.key === key)?.fileId;
+          const fileId = 'fileId' in outcome ? outcome.fileId : this.rowsByKey.get(key)?.fileId;
           if (fileId) await this.refreshFile(asFileId(fileId));
           let embedding: UploadEmbedding = { kind: 'not_embedded' };
           if (outcome.kind === 'stored' && outcome.status === 'ready' && outcome.chunkCount > 0) {
             this.patchUpload(key, { stage: 'embed', fraction: 0 });
-            embedding = await this.queueEmbedding(key, outcome.fileId);
+            embedding = await this.queueEmbedding(key, outcome.fileId, modelCheck);
           }
-          const index = this.uploads.findIndex((row) => row.key === key);
-          const row = this.uploads[index];
-          if (row) this.uploads[index] = settleUploadRow(row, outcome, embedding);
+          this.settleRow(key, (row) => settleUploadRow(row, outcome, embedding));
         } catch (error) {
           this.failUploads([key], error);
         } finally {
@@ -199,16 +219,37 @@ export class ProjectsState {
 
   /** Stops one file: its reading, or its embedding once it is stored (or waits for it). */
   cancelUploadRow(key: string): void {
-    if (!this.uploads.some((row) => row.key === key && row.status === 'working')) return;
+    if (this.rowsByKey.get(key)?.status !== 'working') return;
     this.cancelledRows.add(key);
     this.cancels.get(key)?.();
   }
 
   private failUploads(keys: readonly string[], error: unknown): void {
-    this.uploads = this.uploads.map((row) =>
-      keys.includes(row.key) && row.status === 'working' ? { ...row, status: 'failed', stage: 'failed', message: describe(error) } : row,
-    );
+    for (const key of keys) {
+      this.settleRow(key, (row) => ({ ...row, status: 'failed', stage: 'failed', message: describe(error) }));
+    }
     this.deps.notices.report(error, 'Could not add the files');
+  }
+
+  /** A new upload list: the index of its rows and the count of working ones follow it. */
+  private setUploads(rows: UploadRow[]): void {
+    this.uploads = rows;
+    this.rowsByKey.clear();
+    let working = 0;
+    // The stored rows are the list's own (reactive) objects: changing one redraws that row alone.
+    for (const row of this.uploads) {
+      this.rowsByKey.set(row.key, row);
+      if (row.status === 'working') working++;
+    }
+    this.workingRows = working;
+  }
+
+  /** A working row takes what became of its file, in place: the rest of the list stays as it is. */
+  private settleRow(key: string, settle: (row: UploadRow) => UploadRow): void {
+    const row = this.rowsByKey.get(key);
+    if (row?.status !== 'working') return;
+    Object.assign(row, settle({ ...row }));
+    if (row.status !== 'working') this.workingRows--;
   }
 
   /** Deletes a file; one still being read or embedded is stopped first. */
@@ -224,8 +265,8 @@ export class ProjectsState {
   }
 
   /** Embeds one stored file after the ones queued before it; its row shows the progress. */
-  private queueEmbedding(key: string, fileId: FileId): Promise<UploadEmbedding> {
-    const run = this.embedding.then(() => this.embedFile(key, fileId));
+  private queueEmbedding(key: string, fileId: FileId, modelCheck: EmbeddingModelCheck): Promise<UploadEmbedding> {
+    const run = this.embedding.then(() => this.embedFile(key, fileId, modelCheck));
     this.embedding = run.then(
       () => undefined,
       () => undefined,
@@ -233,14 +274,15 @@ export class ProjectsState {
     return run;
   }
 
-  private async embedFile(key: string, fileId: FileId): Promise<UploadEmbedding> {
-    const row = () => this.uploads.find((upload) => upload.key === key);
+  private async embedFile(key: string, fileId: FileId, modelCheck: EmbeddingModelCheck): Promise<UploadEmbedding> {
+    const row = () => this.rowsByKey.get(key);
     const cancelled = (): UploadEmbedding => ({ kind: 'cancelled', passages: row()?.passages ?? null });
     if (this.cancelledRows.has(key)) return cancelled();
-    if (!this.project || row()?.status !== 'working') return { kind: 'not_embedded' };
+    if (!this.project || row()?.status !== 'working' || modelCheck.isUnavailable) return { kind: 'not_embedded' };
     const settings = await readEmbeddingSettings(this.deps.settings);
     const embedding = this.deps.loadEmbedding();
     if (!(await embedding.isModelAvailable(settings))) {
+      modelCheck.isUnavailable = true;
       this.embeddingNote =
         'No embedding model is available (downloads are off and none is cached or imported): search uses keywords only.';
       return { kind: 'not_embedded' };
@@ -292,32 +334,57 @@ export class ProjectsState {
   }
 
   /**
-   * Lists one file as stored now (or drops it once deleted), reading that file's row alone: a
-   * folder of a thousand files must not read every file's row after each one.
+   * Lists one file as stored now (or drops it once deleted), with the other files stored or
+   * changed meanwhile: the list is brought up to date at most every FILE_LIST_INTERVAL_MS. While a
+   * folder of thousands of files is read, each update of the list (and of the fit above it) costs
+   * a pass over every listed file, so one per file would grow with the square of their number.
+   * Resolves once the file's row is as stored.
    */
-  private async refreshFile(fileId: FileId): Promise<void> {
+  private refreshFile(fileId: FileId): Promise<void> {
+    if (this.fileListUpdate === null) {
+      // eslint-disable-next-line svelte/prefer-svelte-reactivity -- bookkeeping, never rendered
+      const update = { ids: new Set<FileId>(), applied: Promise.resolve() };
+      update.applied = this.fileListTail.then(async () => {
+        const wait = this.fileListUpdatedAt + FILE_LIST_INTERVAL_MS - performance.now();
+        if (wait > 0) await new Promise((resume) => setTimeout(resume, wait));
+        // Files stored from here on wait for the next update.
+        this.fileListUpdate = null;
+        this.fileListUpdatedAt = performance.now();
+        await this.applyFileRows(update.ids);
+      });
+      this.fileListTail = update.applied.catch(() => undefined);
+      this.fileListUpdate = update;
+    }
+    this.fileListUpdate.ids.add(fileId);
+    return this.fileListUpdate.applied;
+  }
+
+  /** Reads these files' rows and puts them in the list, oldest first, in one new list. */
+  private async applyFileRows(ids: ReadonlySet<FileId>): Promise<void> {
     const project = this.project;
     if (!project) return;
-    const stored = await this.deps.files.getInfo(fileId);
+    const stored = await Promise.all([...ids].map((id) => this.deps.files.getInfo(id)));
     if (this.project?.id !== project.id) return;
-    const index = this.files.findIndex((file) => file.id === fileId);
-    if (stored === undefined || stored.projectId !== project.id) {
-      if (index >= 0) this.files.splice(index, 1);
-      return;
+    // eslint-disable-next-line svelte/prefer-svelte-reactivity -- local to this update
+    const rows = new Map<FileId, ProjectFileRow | null>();
+    [...ids].forEach((id, index) => {
+      const info = stored[index];
+      rows.set(id, info === undefined || info.projectId !== project.id ? null : toFileRow(info));
+    });
+    const kept: ProjectFileRow[] = [];
+    for (const file of this.files) {
+      const row = rows.get(file.id);
+      if (row === undefined) kept.push(file);
+      else if (row !== null) kept.push(row);
+      rows.delete(file.id);
     }
-    const row = toFileRow(stored);
-    if (index >= 0) this.files[index] = row;
-    else {
-      // Oldest first, as the list reads them: a new file almost always goes last.
-      let at = this.files.length;
-      while (at > 0 && (this.files[at - 1]?.createdAt ?? 0) > row.createdAt) at--;
-      this.files.splice(at, 0, row);
-    }
+    const added = [...rows.values()].filter((row) => row !== null).sort(compareByCreation);
+    this.files = added.length === 0 ? kept : mergeByCreation(kept, added);
   }
 
   /** Progress on one row changes that row alone: the other rows (a thousand files) stay as they are. */
   private patchUpload(key: string, patch: Partial<UploadRow>): void {
-    const row = this.uploads.find((candidate) => candidate.key === key);
+    const row = this.rowsByKey.get(key);
     if (row?.status === 'working') Object.assign(row, patch);
   }
 
@@ -333,6 +400,23 @@ export class ProjectsState {
   async loadEmbeddedCount(): Promise<void> {
     if (this.files.length > 0) await this.refreshEmbedded();
   }
+}
+
+/** Oldest first, and by id between files stored in the same millisecond: as storage lists them. */
+function compareByCreation(a: ProjectFileRow, b: ProjectFileRow): number {
+  return a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+}
+
+/** Two lists each in creation order, as one. */
+function mergeByCreation(older: readonly ProjectFileRow[], newer: readonly ProjectFileRow[]): ProjectFileRow[] {
+  const merged: ProjectFileRow[] = [];
+  let at = 0;
+  for (const file of older) {
+    while (at < newer.length && compareByCreation(newer[at] as ProjectFileRow, file) < 0) merged.push(newer[at++] as ProjectFileRow);
+    merged.push(file);
+  }
+  while (at < newer.length) merged.push(newer[at++] as ProjectFileRow);
+  return merged;
 }
 
 function toFileRow(file: FileInfo): ProjectFileRow {

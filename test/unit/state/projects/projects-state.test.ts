@@ -299,6 +299,48 @@ describe('ProjectsState', () => {
     ]);
   });
 
+  it('adds a folder of many files with a few updates of the file list, not one per file', async () => {
+    const embedding = createUnavailableEmbedding();
+    let modelChecks = 0;
+    const { projects, stores } = await createProjects({
+      embedding: { ...embedding, isModelAvailable: (settings) => (modelChecks++, embedding.isModelAvailable(settings)) },
+    });
+    const project = await projects.create('Folder');
+    await projects.open(project.id);
+    // Each new list the panel is handed: one per update of the list. (A reactive field is an
+    // accessor on the class; compiled for the server, as here, a plain field.)
+    const lists: unknown[] = [];
+    const accessor = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(projects), 'files');
+    let current: unknown = projects.files;
+    Object.defineProperty(projects, 'files', {
+      get: (): unknown => (accessor?.get ? (accessor.get.call(projects) as unknown) : current),
+      set: (value: unknown) => {
+        lists.push(value);
+        if (accessor?.set) accessor.set.call(projects, value);
+        else current = value;
+      },
+    });
+    const count = 60;
+    const folder = Array.from(
+      { length: count },
+      (_, index) => new File([`Note ${index}: the kiln at station ${index} fires at ${900 + index} degrees.`], `note-${index}.txt`, { type: 'text/plain' }),
+    );
+    await projects.upload(folder);
+
+    expect(projects.uploads.every((row) => row.status === 'done')).toBe(true);
+    expect(projects.isUploading).toBe(false);
+    const stored = await stores.files.listInfoByProject(project.id);
+    expect(stored).toHaveLength(count);
+    // Listed once each, in the order they were stored (oldest first), as a reload would list them.
+    expect(projects.files.map((file) => file.id)).toEqual(stored.map((file) => file.id));
+    expect(new Set(projects.files.map((file) => file.name)).size).toBe(count);
+    expect(lists.length).toBeGreaterThan(0);
+    expect(lists.length).toBeLessThan(count / 4);
+    // No embedding model: the first file finds out, the other files of the folder do not ask again.
+    expect(modelChecks).toBe(1);
+    expect(projects.embeddingNote).toMatch(/keywords only/);
+  });
+
   it('saves renames and instructions, and deletes the project with its files', async () => {
     const { projects, stores, newChat } = await createProjects();
     const project = await projects.create();
