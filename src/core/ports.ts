@@ -168,6 +168,12 @@ export interface StoredFile {
 /** A stored file without its blob, text and page map: what a file list shows. */
 export type FileInfo = Omit<StoredFile, 'blob' | 'text' | 'pageMap'>;
 
+/** A file's id and name alone: what checking a project's stored search index needs. */
+export interface FileName {
+  id: FileId;
+  name: string;
+}
+
 export interface FileStore {
   put(file: StoredFile): Promise<void>;
   get(id: FileId): Promise<StoredFile | undefined>;
@@ -175,6 +181,11 @@ export interface FileStore {
   listByProject(projectId: ProjectId): Promise<StoredFile[]>;
   /** The project's files without text, oldest first: reads no text however large. */
   listInfoByProject(projectId: ProjectId): Promise<FileInfo[]>;
+  /**
+   * The project's files' ids and names, by id: read from an index's keys, no row at all, so a
+   * project of a thousand files answers in milliseconds (a row holds its file's bytes).
+   */
+  listNamesByProject(projectId: ProjectId): Promise<FileName[]>;
   /** One file without its text (undefined once deleted). */
   getInfo(id: FileId): Promise<FileInfo | undefined>;
   findByHash(hash: string): Promise<FileInfo[]>;

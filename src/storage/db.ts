@@ -233,7 +233,16 @@ export interface SearchSnapshotRow {
   snapshot: StoredSearchSnapshot | null;
 }
 
-export const CURRENT_SCHEMA_VERSION = 11;
+/**
+ * Version 12: files indexed by project and name, so a project's file ids and names are read
+ * from the index's keys without a row (each row holds its file's Blob, a cost per row read).
+ */
+export const SCHEMA_V12 = {
+  ...SCHEMA_V11,
+  files: 'id, projectId, hash, [projectId+name]',
+} as const;
+
+export const CURRENT_SCHEMA_VERSION = 12;
 
 function sumTokens(values: readonly unknown[]): number {
   return values.reduce<number>(
@@ -413,6 +422,7 @@ export class CarrelDb extends Dexie {
       .stores(SCHEMA_V10)
       .upgrade((tx) => recordExistingRows(tx, now()));
     this.version(11).stores(SCHEMA_V11);
+    this.version(12).stores(SCHEMA_V12);
     this.use(createChangeTracking(now));
     this.syncClock = now;
   }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { fileIdSchema, fileStatusSchema, projectIdSchema, type FileId } from '../core/model';
-import type { FileInfo, FileStore, StoredFile } from '../core/ports';
+import { Dexie } from 'dexie';
+import { asFileId, fileIdSchema, fileStatusSchema, projectIdSchema, type FileId } from '../core/model';
+import type { FileInfo, FileName, FileStore, StoredFile } from '../core/ports';
 import type { CarrelDb, FileRow, FileTextRow } from './db';
 import { guardStorage } from './guard';
 import { parseStored } from './parse-row';
@@ -94,6 +95,8 @@ export async function putFiles(
   await db.files.bulkPut(split.map(({ row }) => row));
 }
 
+const byId = (a: FileName, b: FileName): number => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+
 export function createFileStore(db: CarrelDb): FileStore {
   return {
     put: (file) =>
@@ -117,6 +120,20 @@ export function createFileStore(db: CarrelDb): FileStore {
       guardStorage(db, async () =>
         (await db.files.where('projectId').equals(projectId).sortBy('createdAt')).map(toFileInfo),
       ),
+    listNamesByProject: (projectId) =>
+      guardStorage(db, async () => {
+        const names: FileName[] = [];
+        await db.files
+          .where('[projectId+name]')
+          .between([projectId, Dexie.minKey], [projectId, Dexie.maxKey])
+          .eachKey((key, cursor) => {
+            const name = Array.isArray(key) ? key[1] : undefined;
+            if (typeof name !== 'string' || typeof cursor.primaryKey !== 'string')
+              throw new Error(`Stored file ${String(cursor.primaryKey)}: its name index is not a name`);
+            names.push({ id: asFileId(cursor.primaryKey), name });
+          });
+        return names.sort(byId);
+      }),
     getInfo: (id: FileId) =>
       guardStorage(db, async () => {
         const row = await db.files.get(id);

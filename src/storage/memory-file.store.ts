@@ -38,6 +38,13 @@ export function createMemoryFileStore(): FileStore {
     },
     listByProject: (projectId) => Promise.resolve(byCreation().filter((f) => f.projectId === projectId).map(copyFile)),
     listInfoByProject: (projectId) => Promise.resolve(byCreation().filter((f) => f.projectId === projectId).map(infoOf)),
+    listNamesByProject: (projectId) =>
+      Promise.resolve(
+        [...files.values()]
+          .filter((f) => f.projectId === projectId)
+          .map((f) => ({ id: f.id, name: f.name }))
+          .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)),
+      ),
     getInfo: (id: FileId) => {
       const file = files.get(id);
       return Promise.resolve(file === undefined ? undefined : infoOf(file));

@@ -21,6 +21,7 @@ import type {
   ChunkStore,
   Embedder,
   FileInfo,
+  FileName,
   FileSearchBlock,
   FileStore,
   KeywordOnlyReason,
@@ -75,7 +76,10 @@ function runSoon(work: () => Promise<unknown>): void {
 /** One project's index, for one embedding model (or none). */
 interface ProjectIndex extends BlockRetriever {
   modelId: string | null;
-  /** The project's files by id: a hit names its file. */
+  /**
+   * The project's files by id, as far as read: a hit names its file. A join reads them all; an
+   * index from the snapshot reads each when a hit first needs it (any write drops the index).
+   */
   files: Map<FileId, FileInfo>;
 }
 
@@ -111,8 +115,7 @@ export function createProjectSearch(deps: ProjectSearchDeps): ProjectSearch {
    */
   async function restoreSnapshot(
     stored: StoredProjectSnapshot,
-    files: readonly FileInfo[],
-    fileById: Map<FileId, FileInfo>,
+    files: readonly FileName[],
   ): Promise<ProjectIndex | null> {
     const { format, fileIds, fileNames } = stored.head;
     if (
@@ -127,7 +130,7 @@ export function createProjectSearch(deps: ProjectSearchDeps): ProjectSearch {
     const snapshot = await stored.read();
     if (snapshot === null) return null;
     try {
-      return { ...restoreRetrieverFromSnapshot(snapshot), modelId, files: fileById };
+      return { ...restoreRetrieverFromSnapshot(snapshot), modelId, files: new Map() };
     } catch {
       // A snapshot whose arrays disagree is joined again from the blocks, and replaced.
       return null;
@@ -136,17 +139,18 @@ export function createProjectSearch(deps: ProjectSearchDeps): ProjectSearch {
 
   async function buildIndex(projectId: ProjectId): Promise<ProjectIndex> {
     // The generation is read before any block: a write of the project's chunks after it
-    // refuses the snapshot this build stores.
-    const [stored, listed] = await Promise.all([
+    // refuses the snapshot this build stores. The snapshot is checked against the files' ids
+    // and names alone (an index's keys): their rows are read only to join the blocks.
+    const [stored, names] = await Promise.all([
       deps.searchBlocks.readSnapshot(projectId),
-      deps.files.listInfoByProject(projectId),
+      deps.files.listNamesByProject(projectId),
     ]);
-    const files = listed.sort(byFileId);
-    const fileById = new Map(files.map((file) => [file.id, file]));
     if (stored.snapshot !== null) {
-      const restored = await restoreSnapshot(stored.snapshot, files, fileById);
+      const restored = await restoreSnapshot(stored.snapshot, names);
       if (restored !== null) return restored;
     }
+    const files = (await deps.files.listInfoByProject(projectId)).sort(byFileId);
+    const fileById = new Map(files.map((file) => [file.id, file]));
     const index = await joinBlocks(projectId, files, fileById);
     (deps.runInBackground ?? runSoon)(() =>
       deps.searchBlocks.putSnapshot(projectId, index.exportSnapshot(), stored.generation),
@@ -180,6 +184,19 @@ export function createProjectSearch(deps: ProjectSearchDeps): ProjectSearch {
     return { ...index, modelId, files: fileById };
   }
 
+  /** Reads the files of these hits that the index has not read yet (one row each). */
+  async function readHitFiles(
+    index: ProjectIndex,
+    projectId: ProjectId,
+    hits: ReadonlyArray<{ chunk: { fileId: FileId } }>,
+  ): Promise<void> {
+    const unread = [...new Set(hits.map(({ chunk }) => chunk.fileId))].filter((id) => !index.files.has(id));
+    const read = await Promise.all(unread.map((id) => deps.files.getInfo(id)));
+    read.forEach((file) => {
+      if (file !== undefined && file.projectId === projectId) index.files.set(file.id, file);
+    });
+  }
+
   async function loadEmbedderOrNull(): Promise<Embedder | null> {
     return deps.loadEmbedder().catch(() => null);
   }
@@ -202,7 +219,10 @@ export function createProjectSearch(deps: ProjectSearchDeps): ProjectSearch {
         topK: deps.topK ?? DEFAULT_TOP_K,
         perFileCap: deps.perFileCap ?? PER_FILE_CAP,
       });
-      const stored = await deps.chunks.getMany(result.hits.map(({ chunk }) => chunk.id));
+      const [stored] = await Promise.all([
+        deps.chunks.getMany(result.hits.map(({ chunk }) => chunk.id)),
+        readHitFiles(index, projectId, result.hits),
+      ]);
       return {
         mode: result.mode,
         keywordOnlyReason: result.mode === 'hybrid' ? null : explainKeywordOnly(index, embedder),

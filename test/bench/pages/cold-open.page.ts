@@ -251,7 +251,7 @@ export interface OpenPhases {
 }
 
 export interface SnapshotPhases {
-  /** The project's files, without text (to check the snapshot was joined from them). */
+  /** The project's files' ids and names (to check the snapshot was joined from them). */
   listFilesMs: number;
   /** The snapshot's row read from IndexedDB (and its shape checked). */
   readSnapshotMs: number;
@@ -266,7 +266,7 @@ async function measureSnapshotPhases(name: string): Promise<SnapshotPhases> {
   const db = await openBenchDb(name);
   const stores = createStores(db, clock, ids);
   const t0 = performance.now();
-  await stores.files.listInfoByProject(PROJECT);
+  await stores.files.listNamesByProject(PROJECT);
   const t1 = performance.now();
   const stored = (await stores.searchBlocks.readSnapshot(PROJECT)).snapshot;
   const snapshot = await stored?.read();

@@ -157,6 +157,31 @@ describe('file and chunk stores', () => {
     expect((await files.listByProject(asProjectId('p1'))).map((f) => f.id)).toEqual(['f1', 'f2']);
   });
 
+  it("lists a project's file ids and names by id, as renamed, without the deleted ones or another project's", async () => {
+    const db = await openTestDb();
+    const files = createFileStore(db);
+    await files.put(buildFile('f2', { name: 'zeta.md', createdAt: 1 }));
+    await files.put(buildFile('f1', { name: 'alpha.md', createdAt: 2 }));
+    await files.put(buildFile('f3', { name: 'alpha.md', createdAt: 3 }));
+    await files.put(buildFile('f4', { projectId: asProjectId('p2'), name: 'other.md' }));
+    await files.put(buildFile('f5', { projectId: null, name: 'loose.md' }));
+    expect(await files.listNamesByProject(asProjectId('p1'))).toEqual([
+      { id: 'f1', name: 'alpha.md' },
+      { id: 'f2', name: 'zeta.md' },
+      { id: 'f3', name: 'alpha.md' },
+    ]);
+    const renamed = await files.get(asFileId('f2'));
+    if (renamed === undefined) throw new Error('expected f2');
+    await files.put({ ...renamed, name: 'beta.md' });
+    await files.delete(asFileId('f3'));
+    expect(await files.listNamesByProject(asProjectId('p1'))).toEqual([
+      { id: 'f1', name: 'alpha.md' },
+      { id: 'f2', name: 'beta.md' },
+    ]);
+    expect(await files.listNamesByProject(asProjectId('p2'))).toEqual([{ id: 'f4', name: 'other.md' }]);
+    expect(await files.listNamesByProject(asProjectId('none'))).toEqual([]);
+  });
+
   it('lists files without their text, and keeps the text apart from the file row', async () => {
     const db = await openTestDb();
     const files = createFileStore(db);

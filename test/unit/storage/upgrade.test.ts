@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Dexie } from 'dexie';
 import { describe, expect, it } from 'vitest';
-import { asFileId, asMessageId, asSessionId } from '../../../src/core/model';
+import { asFileId, asMessageId, asProjectId, asSessionId } from '../../../src/core/model';
 import {
   CURRENT_SCHEMA_VERSION,
   openCarrelDb,
@@ -112,6 +112,8 @@ describe('schema upgrades', () => {
       usage: { inputTokens: 40, outputTokens: 19 },
     });
     expect(await (await createFileStore(db).get(asFileId('f1')))?.blob.text()).toBe('likes hills');
+    // The index of names by project covers the rows stored before it existed.
+    expect(await createFileStore(db).listNamesByProject(asProjectId('p1'))).toEqual([{ id: 'f1', name: 'notes.txt' }]);
     expect(await createSettingsStore(db, clock).get('theme')).toBe('dark');
     expect(await db.usage.count()).toBe(0);
     db.close();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { FileId } from '../../../../src/core/model';
-import type { Embedder, SearchBlockStore } from '../../../../src/core/ports';
+import type { Embedder, FileStore, SearchBlockStore } from '../../../../src/core/ports';
 import { buildFileSearchBlock } from '../../../../src/core/rag';
 import { watchTableWrites } from '../../../../src/storage/watch-writes';
 import { createEmbeddingHost } from '../../../../src/workers/embedding/embedding-host';
@@ -150,13 +150,21 @@ function reopen(
   loadEmbedder: () => Promise<Embedder | null> = () => Promise.resolve(null),
 ) {
   const { reads, searchBlocks } = countBlockReads(stores.searchBlocks);
+  // Reads of file rows: whole listings, and single rows (each row holds its file's bytes).
+  const fileReads = { listings: 0, rows: 0 };
+  const files: FileStore = {
+    ...stores.files,
+    listInfoByProject: (projectId) => (fileReads.listings++, stores.files.listInfoByProject(projectId)),
+    getInfo: (id) => (fileReads.rows++, stores.files.getInfo(id)),
+  };
   const search = createProjectSearch({
     ...stores,
+    files,
     searchBlocks,
     loadEmbedder,
     runInBackground: background?.run ?? skipSnapshots,
   });
-  return { search, reads };
+  return { search, reads, fileReads };
 }
 
 const QUERIES = [['Lisbon office'], ['migration guide', 'release date'], ['quarterly revenue']];
@@ -290,6 +298,11 @@ describe('stored search snapshots', () => {
     const reopened = reopen(stores);
     expect(await searchAll(reopened.search)).toEqual(expected);
     expect(reopened.reads).toEqual({ joins: 0, fileChunks: 0, snapshots: 3 });
+    // The snapshot is checked against the files' ids and names from an index: no file row is
+    // listed, and each file a hit names is read once per opening (without watched writes every
+    // search opens the project again). The hits still carry each file's name and type.
+    const named = expected.map((result) => new Set(result.hits.map((hit) => hit.fileId)).size);
+    expect(reopened.fileReads).toEqual({ listings: 0, rows: named.reduce((total, count) => total + count, 0) });
   });
 
   it('hold the vectors: an embedded project answers from its snapshot by meaning, as from the blocks', async () => {
