@@ -339,6 +339,8 @@ function describeDifference(a: string, b: string): string {
 interface ScrollProbeResult {
   frameDeltas: number[];
   longTasks: number[];
+  /** Each long animation frame (> 50 ms): what ran in it, to tell what a long task was. */
+  slowFrames: Array<{ start: number; duration: number; renderMs: number; scripts: string[] }>;
   scrolledPx: number;
   /** Rows in the DOM at the end: a virtualised list keeps this near one screen's worth. */
   rowsInDom: number;
@@ -362,6 +364,26 @@ function scrollThroughChat({
     for (const entry of entries.getEntries()) longTasks.push(entry.duration);
   });
   observer.observe({ type: 'longtask', buffered: false });
+  const slowFrames: ScrollProbeResult['slowFrames'] = [];
+  const frameObserver = new PerformanceObserver((entries) => {
+    for (const entry of entries.getEntries()) {
+      const loaf = entry as PerformanceEntry & {
+        renderStart?: number;
+        scripts?: Array<{ duration: number; invoker?: string; sourceFunctionName?: string; sourceURL?: string }>;
+      };
+      slowFrames.push({
+        start: entry.startTime,
+        duration: entry.duration,
+        renderMs: loaf.renderStart ? entry.startTime + entry.duration - loaf.renderStart : 0,
+        scripts: (loaf.scripts ?? []).map(
+          (script) =>
+            `${script.duration.toFixed(0)} ms ${script.invoker ?? ''} ${script.sourceFunctionName ?? ''} ${(script.sourceURL ?? '').split('/').pop() ?? ''}`,
+        ),
+      });
+    }
+  });
+  if (PerformanceObserver.supportedEntryTypes.includes('long-animation-frame'))
+    frameObserver.observe({ type: 'long-animation-frame', buffered: false });
   const startTop = list.scrollTop;
   const frameDeltas: number[] = [];
   return new Promise((resolve) => {
@@ -373,9 +395,11 @@ function scrollThroughChat({
       count += 1;
       if (count > frames) {
         observer.disconnect();
+        frameObserver.disconnect();
         resolve({
           frameDeltas,
           longTasks,
+          slowFrames,
           scrolledPx: startTop - list.scrollTop,
           rowsInDom: list.querySelectorAll('[data-key]').length,
         });
@@ -504,6 +528,10 @@ async function measureLongChat(
   }
   const frames = summarizeSamples(scroll.frameDeltas);
   const longTasks = scroll.longTasks.filter((duration) => duration > LONG_TASK_MS);
+  for (const frame of scroll.slowFrames)
+    console.log(
+      `[streaming-ui] scroll: a ${frame.duration.toFixed(0)} ms frame at ${frame.start.toFixed(0)} ms (style, layout and paint ${frame.renderMs.toFixed(0)} ms): ${frame.scripts.join('; ') || 'no script'}`,
+    );
   section.figures.push({
     name: `frame time scrolling up through the ${count}-message session (${SCROLL_STEP_PX} px a frame)`,
     unit: 'ms',
