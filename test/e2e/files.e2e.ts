@@ -76,6 +76,30 @@ test.describe('project files', () => {
     await expect(project.files().filter({ hasText: 'notepad.txt' })).toContainText('tokens');
   });
 
+  test('a folder of many files lists every file, and the upload list folds the oldest ready ones into one line', async ({
+    page,
+  }) => {
+    await page.getByLabel('Allow downloading model files').uncheck();
+    const project = new ProjectPage(page);
+    await project.create('Many notes');
+    const folder = test.info().outputPath('many-notes');
+    await mkdir(folder, { recursive: true });
+    const names = Array.from({ length: 26 }, (_, index) => `note-${String(index).padStart(2, '0')}.txt`);
+    await Promise.all(
+      names.map((name, index) => writeFile(path.join(folder, name), `Note ${index}: the kiln at bay ${index} fires at ${900 + index} degrees.`)),
+    );
+    await project.upload(names.map((name) => path.join(folder, name)));
+
+    await expect(project.files().and(page.locator('[data-status="ready"]'))).toHaveCount(names.length, { timeout: 60_000 });
+    await expect(project.uploads().and(page.locator('[data-status="working"]'))).toHaveCount(0, { timeout: 30_000 });
+    // Twenty ready rows stay, the newest; the six before them are one line.
+    await expect(page.getByTestId('uploads-folded')).toHaveText('6 more files ready');
+    await expect(project.uploads()).toHaveCount(20);
+    await expect(project.uploads().first()).toContainText('note-06.txt');
+    await expect(project.uploads().last()).toContainText('note-25.txt');
+    await expect(project.files().first()).toContainText('tokens');
+  });
+
   test('an embedding download that cannot reach the network says what to do and links to the setting', async ({
     page,
   }) => {

@@ -21,6 +21,28 @@ export interface UploadRow {
   passages?: EmbeddedCount;
 }
 
+/** Rows of files that became ready drawn at most: past these, the oldest fold into one line. */
+export const SHOWN_READY_ROWS = 20;
+
+/**
+ * The rows the upload list draws: every row still working or with something to say (failed,
+ * duplicate, cancelled), and the newest SHOWN_READY_ROWS of those that became ready, in order;
+ * the other ready rows are counted in `folded` (the file list below names them). A folder of
+ * thousands of files then draws a screenful of rows, not thousands laid out again on every step.
+ */
+export function foldUploadRows(rows: readonly UploadRow[]): { shown: UploadRow[]; folded: number } {
+  let ready = 0;
+  for (const row of rows) if (row.status === 'done') ready++;
+  const folded = Math.max(0, ready - SHOWN_READY_ROWS);
+  let skip = folded;
+  const shown = rows.filter((row) => {
+    if (row.status !== 'done' || skip === 0) return true;
+    skip--;
+    return false;
+  });
+  return { shown, folded };
+}
+
 /** How the embedding after a stored file's reading ended, for its row's last word. */
 export type UploadEmbedding =
   | { kind: 'embedded' }
