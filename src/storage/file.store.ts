@@ -3,6 +3,7 @@ import { Dexie } from 'dexie';
 import { asFileId, fileIdSchema, fileStatusSchema, projectIdSchema, type FileId } from '../core/model';
 import type { FileInfo, FileName, FileStore, StoredFile } from '../core/ports';
 import type { CarrelDb, FileRow, FileTextRow } from './db';
+import { compareIds } from '../util/compare';
 import { guardStorage } from './guard';
 import { parseStored } from './parse-row';
 
@@ -95,8 +96,6 @@ export async function putFiles(
   await db.files.bulkPut(split.map(({ row }) => row));
 }
 
-const byId = (a: FileName, b: FileName): number => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
-
 export function createFileStore(db: CarrelDb): FileStore {
   return {
     put: (file) =>
@@ -132,7 +131,7 @@ export function createFileStore(db: CarrelDb): FileStore {
               throw new Error(`Stored file ${String(cursor.primaryKey)}: its name index is not a name`);
             names.push({ id: asFileId(cursor.primaryKey), name });
           });
-        return names.sort(byId);
+        return names.sort(compareIds);
       }),
     getInfo: (id: FileId) =>
       guardStorage(db, async () => {

@@ -5,6 +5,7 @@
  */
 import type { FileId } from '../core/model';
 import type { FileInfo, FileStore, StoredFile } from '../core/ports';
+import { compareByCreation, compareIds } from '../util/compare';
 import { parseStored } from './parse-row';
 import { storedFileSchema } from './file.store';
 
@@ -21,8 +22,7 @@ function copyFile(file: StoredFile): StoredFile {
 export function createMemoryFileStore(): FileStore {
   const files = new Map<string, StoredFile>();
   // Oldest first, then by id: the order of IndexedDB's listing (its index holds the id next).
-  const byCreation = (): StoredFile[] =>
-    [...files.values()].sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const byCreation = (): StoredFile[] => [...files.values()].sort(compareByCreation);
   return {
     put: (file) => {
       try {
@@ -43,7 +43,7 @@ export function createMemoryFileStore(): FileStore {
         [...files.values()]
           .filter((f) => f.projectId === projectId)
           .map((f) => ({ id: f.id, name: f.name }))
-          .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)),
+          .sort(compareIds),
       ),
     getInfo: (id: FileId) => {
       const file = files.get(id);

@@ -13,6 +13,7 @@
  * wrong costs a keyed read, never a wrong chain.
  */
 import type { Table } from 'dexie';
+import { compareByCreation } from '../util/compare';
 import { ROOT_PARENT_ID, type MessageRow } from './message-row';
 
 /** The one table line placement reads. */
@@ -33,7 +34,7 @@ export function compareRows(
   a: Pick<TreeLinks, 'id' | 'createdAt'>,
   b: Pick<TreeLinks, 'id' | 'createdAt'>,
 ): number {
-  return a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+  return compareByCreation(a, b);
 }
 
 /** The row's place, if it has a readable one (rows written around the stores may not). */

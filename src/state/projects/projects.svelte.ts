@@ -8,6 +8,7 @@ import { ProjectSearchState, type ProjectSearchDeps } from './project-search.sve
 import { settleUploadRow, type UploadEmbedding, type UploadRow } from './upload-rows';
 import { type EmbeddedCount } from './project-fit';
 import type { NewChatProject } from './new-chat-project.svelte';
+import { compareByCreation } from '../../util/compare';
 
 export interface ProjectsDeps {
   projects: ProjectStore;
@@ -402,12 +403,7 @@ export class ProjectsState {
   }
 }
 
-/** Oldest first, and by id between files stored in the same millisecond: as storage lists them. */
-function compareByCreation(a: ProjectFileRow, b: ProjectFileRow): number {
-  return a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
-}
-
-/** Two lists each in creation order, as one. */
+/** Two lists each in creation order (oldest first, ids breaking ties, as storage lists them), as one. */
 function mergeByCreation(older: readonly ProjectFileRow[], newer: readonly ProjectFileRow[]): ProjectFileRow[] {
   const merged: ProjectFileRow[] = [];
   let at = 0;

@@ -17,6 +17,7 @@
  * joins the blocks afresh.
  */
 import type { FileId, ProjectId } from '../../core/model';
+import { compareIds } from '../../util/compare';
 import type {
   ChunkStore,
   Embedder,
@@ -83,7 +84,6 @@ interface ProjectIndex extends BlockRetriever {
   files: Map<FileId, FileInfo>;
 }
 
-const byFileId = (a: FileInfo, b: FileInfo) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
 export function createProjectSearch(deps: ProjectSearchDeps): ProjectSearch {
   const cache = createIndexCache(deps.watchWrites);
@@ -149,7 +149,7 @@ export function createProjectSearch(deps: ProjectSearchDeps): ProjectSearch {
       const restored = await restoreSnapshot(stored.snapshot, names);
       if (restored !== null) return restored;
     }
-    const files = (await deps.files.listInfoByProject(projectId)).sort(byFileId);
+    const files = (await deps.files.listInfoByProject(projectId)).sort(compareIds);
     const fileById = new Map(files.map((file) => [file.id, file]));
     const index = await joinBlocks(projectId, files, fileById);
     (deps.runInBackground ?? runSoon)(() =>
