@@ -66,7 +66,7 @@ async function start(): Promise<void> {
   const stores = createAppStores(db, clock, { newId });
   // The built-in model runs in its own worker; the agent worker reaches it through a port.
   const generation = createGenerationClient();
-  const workerClient = createAgentClient({ generationPort: generation.openPort() });
+  const workerClient = createAgentClient({ generation });
   const router = new RouterState();
   // Answers streaming in other tabs, and stop requests for chats deleted while they answer.
   const answerFeed = createAnswerFeed(

@@ -3,12 +3,13 @@
  * built lazily on the first call (so a failure is reported on that call, not lost at start-up,
  * and the next call tries again); a call whose answer is a `WorkerResult` gets a failed set-up
  * as its error instead of a rejection; requests are parsed with zod where they enter; and the
- * calling side wraps the worker, starts cancellable jobs and releases it.
+ * calling side wraps the worker (replacing one whose set-up failed), starts cancellable jobs
+ * and releases it.
  *
  * Errors cross as plain `{ code, message }`, never as thrown objects (structured clone keeps
  * neither class nor code of an Error).
  */
-import { expose, releaseProxy, wrap, type Remote } from 'comlink';
+import { expose, releaseProxy, wrap, type Endpoint, type Remote } from 'comlink';
 import type { z } from 'zod';
 import type { Clock, Ids } from '../core/ports';
 import type { Result } from '../util/result';
@@ -28,6 +29,27 @@ export function errorText(error: unknown): string {
 /** What a call answers when the worker's stores, tokenizer or model could not be set up. */
 export function setupError(error: unknown): WorkerError {
   return { code: 'worker_setup', message: errorText(error) };
+}
+
+/**
+ * The name a failed set-up's Error carries to a caller whose call answers no result. Comlink
+ * keeps a thrown Error's name and message across the boundary, so the calling side can tell a
+ * worker that never started from a call that failed.
+ */
+export const WORKER_SETUP_FAILED = 'WorkerSetupError';
+
+function setupFailure(error: unknown): Error {
+  const failure = new Error(errorText(error));
+  failure.name = WORKER_SETUP_FAILED;
+  return failure;
+}
+
+/** Whether a call's answer (or what it threw) says the worker's set-up failed. */
+export function isSetupFailure(outcome: unknown): boolean {
+  if (outcome instanceof Error) return outcome.name === WORKER_SETUP_FAILED;
+  if (typeof outcome !== 'object' || outcome === null) return false;
+  const { ok, error } = outcome as { ok?: unknown; error?: unknown };
+  return ok === false && typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'worker_setup';
 }
 
 /**
@@ -82,7 +104,7 @@ export function lazyHost<Api extends object>(calls: CallKinds<Api>, build: () =>
         ready = await getHost();
       } catch (error) {
         if (kind === 'result') return { ok: false, error: setupError(error) };
-        throw error;
+        throw setupFailure(error);
       }
       return (Reflect.get(ready, name) as (...a: unknown[]) => unknown).apply(ready, args);
     };
@@ -103,23 +125,96 @@ export const WORKER_CLOCK: Clock = {
 };
 export const WORKER_IDS: Ids = { newId: () => crypto.randomUUID() };
 
-/** The calling side of a worker: its API, and the way to end it. */
-export interface WorkerConnection<Api> {
-  api: Remote<Api>;
+/** What a renewing connection starts: a Worker, or in tests anything that talks like one. */
+export type WorkerEndpoint = Endpoint & { terminate(): void };
+
+/** A worker the caller reaches through `call`, started again when its set-up failed. */
+export interface RenewingConnection<Api> {
+  /**
+   * Runs `use` on the current worker (starting one if there is none). When the answer says the
+   * worker could not set itself up, that worker is retired and `use` runs once more on a fresh
+   * one; a second failure is answered as it is, and the next call starts another worker.
+   */
+  readonly call: <R>(use: (api: Remote<Api>) => R) => Promise<Awaited<R>>;
   readonly dispose: () => void;
 }
 
+interface LiveWorker<Api> {
+  api: Remote<Api>;
+  endpoint: WorkerEndpoint;
+  inFlight: number;
+  retired: boolean;
+}
+
 /**
- * Wraps a worker (or a port on one). The caller creates the Worker itself, with a literal
- * `new URL('./x.worker.ts', import.meta.url)`, which is how the bundler finds the worker's code.
+ * Connects to a worker that is replaced when its set-up fails. A browser remembers a module
+ * that failed to load (a dynamic import cut short while the page was offline or busy) for the
+ * worker's whole life, so trying again inside the same worker fails the same way; a new worker
+ * fetches it again. A set-up that failed ran nothing, so the call is safe to repeat once.
+ *
+ * The caller creates the Worker in `start`, with a literal `new URL('./x.worker.ts',
+ * import.meta.url)`, which is how the bundler finds the worker's code. `onStart` runs for each
+ * worker started (to hand it a port, say). A retired worker is ended once no call on it is
+ * still running.
  */
-export function connect<Api>(worker: Worker): WorkerConnection<Api> {
-  const api = wrap<Api>(worker);
+export function connectRenewing<Api>(
+  start: () => WorkerEndpoint,
+  onStart?: (api: Remote<Api>) => void,
+): RenewingConnection<Api> {
+  let current: LiveWorker<Api> | null = null;
+  const alive = new Set<LiveWorker<Api>>();
+  let disposed = false;
+  const open = (): LiveWorker<Api> => {
+    if (disposed) throw new Error('This worker was ended.');
+    if (current) return current;
+    const endpoint = start();
+    current = { api: wrap<Api>(endpoint), endpoint, inFlight: 0, retired: false };
+    alive.add(current);
+    onStart?.(current.api);
+    return current;
+  };
+  const end = (live: LiveWorker<Api>): void => {
+    if (!alive.delete(live)) return;
+    live.api[releaseProxy]();
+    live.endpoint.terminate();
+  };
+  /** Runs `use` once; says whether its worker failed to set up (and retires that worker). */
+  const attempt = async <R>(use: (api: Remote<Api>) => R): Promise<{ answer: Awaited<R>; failedSetup: boolean }> => {
+    const live = open();
+    live.inFlight++;
+    const settle = (failedSetup: boolean): void => {
+      live.inFlight--;
+      if (failedSetup) {
+        live.retired = true;
+        if (current === live) current = null;
+      }
+      if (live.retired && live.inFlight === 0) end(live);
+    };
+    let answer: Awaited<R>;
+    try {
+      answer = await use(live.api);
+    } catch (error) {
+      settle(isSetupFailure(error));
+      throw error;
+    }
+    const failedSetup = isSetupFailure(answer);
+    settle(failedSetup);
+    return { answer, failedSetup };
+  };
   return {
-    api,
-    dispose() {
-      api[releaseProxy]();
-      worker.terminate();
+    call: async <R>(use: (api: Remote<Api>) => R): Promise<Awaited<R>> => {
+      try {
+        const first = await attempt(use);
+        if (!first.failedSetup || disposed) return first.answer;
+      } catch (error) {
+        if (!isSetupFailure(error) || disposed) throw error;
+      }
+      return (await attempt(use)).answer;
+    },
+    dispose: () => {
+      disposed = true;
+      current = null;
+      for (const live of [...alive]) end(live);
     },
   };
 }

@@ -55,6 +55,28 @@ test.describe('one chat, end to end', () => {
     await expect(chat.lastAnswer()).toHaveAttribute('data-status', 'complete');
   });
 
+  test('a chat engine whose code failed to load is started again, and the question is answered', async ({
+    page,
+    chat,
+    llm,
+  }) => {
+    llm.queueScenarios({ kind: 'text', text: REPLY }, { kind: 'text', text: TITLE });
+    // The first fetch of the tokenizer's code is cut off, as a busy or just-offline page sees it.
+    // A worker keeps a module that failed to load as failed, so only a fresh worker can answer.
+    const fetched: string[] = [];
+    await page.route(/\/assets\/o200k_base-[^/]*\.js$/, async (route) => {
+      fetched.push(fetched.length === 0 ? 'aborted' : 'served');
+      if (fetched.length === 1) await route.abort('aborted');
+      else await route.continue();
+    });
+    await page.reload();
+    await chat.newChat();
+    await chat.send('hello');
+    await expect(chat.lastAnswer()).toHaveAttribute('data-status', 'complete');
+    await expect(chat.lastAnswer()).toContainText(REPLY);
+    expect(fetched).toEqual(['aborted', 'served']);
+  });
+
   test('someone who opens Settings while the first answer streams stays there, and the chat is saved', async ({
     page,
     chat,

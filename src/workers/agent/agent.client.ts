@@ -1,5 +1,6 @@
-import { proxy, transfer } from 'comlink';
-import { connect } from '../protocol';
+import { proxy, transfer, type Remote } from 'comlink';
+import type { GenerationClient } from '../generation/generation.client';
+import { connectRenewing } from '../protocol';
 import {
   SEARCH_CANCELLED,
   type AgentWorkerApi,
@@ -23,51 +24,65 @@ export interface AgentClient extends Omit<AgentWorkerApi, 'searchProject' | 'can
 }
 
 export interface AgentClientOptions {
-  /** A port on the generation worker: the built-in model's answers are computed there. */
-  generationPort?: MessagePort;
+  /**
+   * The generation worker, where the built-in model's answers are computed: each agent worker
+   * started gets a port on it, and a new one when the generation worker is replaced.
+   */
+  generation?: Pick<GenerationClient, 'openPort' | 'onRestart'>;
 }
 
 export function createAgentClient(options: AgentClientOptions = {}): AgentClient {
-  const { api, dispose } = connect<AgentWorkerEntry>(
-    new Worker(new URL('./agent.worker.ts', import.meta.url), { type: 'module', name: 'agent' }),
+  const { generation } = options;
+  const connectGeneration = (api: Remote<AgentWorkerEntry>): void => {
+    if (!generation) return;
+    const port = generation.openPort();
+    void api.connectGeneration(transfer(port, [port]));
+  };
+  // A worker whose set-up failed is replaced (see connectRenewing); each new one is handed
+  // its own port on the generation worker.
+  const worker = connectRenewing<AgentWorkerEntry>(
+    () => new Worker(new URL('./agent.worker.ts', import.meta.url), { type: 'module', name: 'agent' }),
+    connectGeneration,
   );
-  if (options.generationPort !== undefined) {
-    void api.connectGeneration(transfer(options.generationPort, [options.generationPort]));
-  }
+  const { call } = worker;
+  const stopFollowingGeneration = generation?.onRestart(() => void call(connectGeneration));
   return {
     send: (runId, request, onPackets, onConfirm) =>
-      api.send(runId, request, proxy(onPackets), onConfirm ? proxy(onConfirm) : undefined),
-    stop: (id) => api.stop(id),
-    stopModel: (runId, modelIndex) => api.stopModel(runId, modelIndex),
-    recoverInterrupted: () => api.recoverInterrupted(),
-    listModels: (providerId) => api.listModels(providerId),
-    testWebSearch: (config) => api.testWebSearch(config),
-    testMcpServer: (config) => api.testMcpServer(config),
-    previewContext: (request) => api.previewContext(request),
-    lastRequest: (userMessageId) => api.lastRequest(userMessageId),
-    countTokens: (text) => api.countTokens(text),
-    countTokensOfEach: (texts) => api.countTokensOfEach(texts),
-    compactNow: (sessionId) => api.compactNow(sessionId),
-    undoCompaction: (sessionId) => api.undoCompaction(sessionId),
-    listSummaries: (sessionId) => api.listSummaries(sessionId),
+      call((api) => api.send(runId, request, proxy(onPackets), onConfirm ? proxy(onConfirm) : undefined)),
+    stop: (id) => call((api) => api.stop(id)),
+    stopModel: (runId, modelIndex) => call((api) => api.stopModel(runId, modelIndex)),
+    recoverInterrupted: () => call((api) => api.recoverInterrupted()),
+    listModels: (providerId) => call((api) => api.listModels(providerId)),
+    testWebSearch: (config) => call((api) => api.testWebSearch(config)),
+    testMcpServer: (config) => call((api) => api.testMcpServer(config)),
+    previewContext: (request) => call((api) => api.previewContext(request)),
+    lastRequest: (userMessageId) => call((api) => api.lastRequest(userMessageId)),
+    countTokens: (text) => call((api) => api.countTokens(text)),
+    countTokensOfEach: (texts) => call((api) => api.countTokensOfEach(texts)),
+    compactNow: (sessionId) => call((api) => api.compactNow(sessionId)),
+    undoCompaction: (sessionId) => call((api) => api.undoCompaction(sessionId)),
+    listSummaries: (sessionId) => call((api) => api.listSummaries(sessionId)),
     // Comlink's types do not keep the call's generic: the reply is the named store call's.
-    temporaryChat: <K extends TemporaryChatCall>(call: K, args: Parameters<TemporaryChatCalls[K]>) =>
-      api.temporaryChat(call, args) as unknown as ReturnType<TemporaryChatCalls[K]>,
-    saveTemporaryChat: (sessionId) => api.saveTemporaryChat(sessionId),
-    discardTemporaryChat: (sessionId) => api.discardTemporaryChat(sessionId),
-    temporaryChatTitle: (sessionId) => api.temporaryChatTitle(sessionId),
+    temporaryChat: <K extends TemporaryChatCall>(name: K, args: Parameters<TemporaryChatCalls[K]>) =>
+      call((api) => api.temporaryChat(name, args)) as unknown as ReturnType<TemporaryChatCalls[K]>,
+    saveTemporaryChat: (sessionId) => call((api) => api.saveTemporaryChat(sessionId)),
+    discardTemporaryChat: (sessionId) => call((api) => api.discardTemporaryChat(sessionId)),
+    temporaryChatTitle: (sessionId) => call((api) => api.temporaryChatTitle(sessionId)),
     async searchProject(request, signal) {
       if (signal.aborted) return { ok: false, error: SEARCH_CANCELLED };
       const searchId = crypto.randomUUID();
       // A cancel that cannot reach the worker changes nothing: the caller ignores the answer.
-      const cancel = (): void => void api.cancelProjectSearch(searchId).catch(() => undefined);
+      const cancel = (): void => void call((api) => api.cancelProjectSearch(searchId)).catch(() => undefined);
       signal.addEventListener('abort', cancel, { once: true });
       try {
-        return await api.searchProject(searchId, request);
+        return await call((api) => api.searchProject(searchId, request));
       } finally {
         signal.removeEventListener('abort', cancel);
       }
     },
-    dispose,
+    dispose() {
+      stopFollowingGeneration?.();
+      worker.dispose();
+    },
   };
 }

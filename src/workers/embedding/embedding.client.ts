@@ -1,5 +1,5 @@
 import { proxy } from 'comlink';
-import { connect, jobStarter, type WorkerJob } from '../protocol';
+import { connectRenewing, jobStarter, type WorkerJob } from '../protocol';
 import type {
   EmbeddingProgressListener,
   EmbeddingSettings,
@@ -53,22 +53,23 @@ export interface EmbeddingClient extends Pick<
 }
 
 export function createEmbeddingClient(): EmbeddingClient {
-  const { api, dispose } = connect<EmbeddingWorkerApi>(
-    new Worker(new URL('./embedding.worker.ts', import.meta.url), { type: 'module', name: 'embedding' }),
+  const worker = connectRenewing<EmbeddingWorkerApi>(
+    () => new Worker(new URL('./embedding.worker.ts', import.meta.url), { type: 'module', name: 'embedding' }),
   );
-  const startJob = jobStarter('embedding', (jobId) => api.cancel(jobId));
+  const { call } = worker;
+  const startJob = jobStarter('embedding', (jobId) => call((api) => api.cancel(jobId)));
   return {
     embedProject: (projectId, settings, onProgress) =>
-      startJob((jobId) => api.embedProject(jobId, projectId, settings, proxy(onProgress))),
+      startJob((jobId) => call((api) => api.embedProject(jobId, projectId, settings, proxy(onProgress)))),
     embedFile: (fileId, settings, onProgress) =>
-      startJob((jobId) => api.embedFile(jobId, fileId, settings, proxy(onProgress))),
+      startJob((jobId) => call((api) => api.embedFile(jobId, fileId, settings, proxy(onProgress)))),
     prepareModel: (settings, onProgress) =>
-      startJob((jobId) => api.prepareModel(jobId, settings, proxy(onProgress))),
-    embedQueries: (queries, settings) => api.embedQueries(queries, settings),
+      startJob((jobId) => call((api) => api.prepareModel(jobId, settings, proxy(onProgress)))),
+    embedQueries: (queries, settings) => call((api) => api.embedQueries(queries, settings)),
     importModelFolder: (modelId, files, isQuantized) =>
-      api.importModelFolder(modelId, files, isQuantized),
-    countEmbedded: (projectId, settings) => api.countEmbedded(projectId, settings),
-    isModelAvailable: (settings) => api.isModelAvailable(settings),
-    dispose,
+      call((api) => api.importModelFolder(modelId, files, isQuantized)),
+    countEmbedded: (projectId, settings) => call((api) => api.countEmbedded(projectId, settings)),
+    isModelAvailable: (settings) => call((api) => api.isModelAvailable(settings)),
+    dispose: () => worker.dispose(),
   };
 }

@@ -1,5 +1,5 @@
 import { proxy, transfer } from 'comlink';
-import { connect, jobStarter, type WorkerJob } from '../protocol';
+import { connectRenewing, jobStarter, type WorkerJob } from '../protocol';
 import type { DownloadProgressListener, GenerationWorkerApi, LocalModelRef, ModelFile, WorkerResult } from './generation.api';
 
 export type { DownloadProgress, GenerationStatus, LocalModelRef, ModelFile, PartialDownload } from './generation.api';
@@ -16,26 +16,41 @@ export interface GenerationClient {
   status: GenerationWorkerApi['status'];
   /** A new port on the worker, for the agent worker (transferred there). */
   openPort(): MessagePort;
+  /**
+   * Calls `listener` when a worker whose set-up failed has been replaced: ports opened on the
+   * old one lead nowhere, so their holders open new ones. Answers the way to stop listening.
+   */
+  onRestart(listener: () => void): () => void;
   dispose(): void;
 }
 
 export function createGenerationClient(): GenerationClient {
-  const { api, dispose } = connect<GenerationWorkerApi>(
-    new Worker(new URL('./generation.worker.ts', import.meta.url), { type: 'module', name: 'generation' }),
+  const restartListeners = new Set<() => void>();
+  let started = 0;
+  const worker = connectRenewing<GenerationWorkerApi>(
+    () => new Worker(new URL('./generation.worker.ts', import.meta.url), { type: 'module', name: 'generation' }),
+    () => {
+      if (++started > 1) for (const listener of restartListeners) listener();
+    },
   );
-  const startJob = jobStarter('download', (jobId) => api.cancel(jobId));
+  const { call } = worker;
+  const startJob = jobStarter('download', (jobId) => call((api) => api.cancel(jobId)));
   return {
-    download: (model, onProgress) => startJob((jobId) => api.download(jobId, model, proxy(onProgress))),
-    isDownloaded: (model) => api.isDownloaded(model),
-    importModel: (modelId, files) => api.importModel(modelId, files),
-    findPartialDownload: () => api.findPartialDownload(),
-    deleteModel: (model) => api.deleteModel(model),
-    status: () => api.status(),
+    download: (model, onProgress) => startJob((jobId) => call((api) => api.download(jobId, model, proxy(onProgress)))),
+    isDownloaded: (model) => call((api) => api.isDownloaded(model)),
+    importModel: (modelId, files) => call((api) => api.importModel(modelId, files)),
+    findPartialDownload: () => call((api) => api.findPartialDownload()),
+    deleteModel: (model) => call((api) => api.deleteModel(model)),
+    status: () => call((api) => api.status()),
     openPort() {
       const channel = new MessageChannel();
-      void api.connect(transfer(channel.port1, [channel.port1]));
+      void call((api) => api.connect(transfer(channel.port1, [channel.port1])));
       return channel.port2;
     },
-    dispose,
+    onRestart(listener) {
+      restartListeners.add(listener);
+      return () => restartListeners.delete(listener);
+    },
+    dispose: () => worker.dispose(),
   };
 }

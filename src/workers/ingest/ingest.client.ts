@@ -1,5 +1,5 @@
 import { proxy } from 'comlink';
-import { connect, type WorkerJob } from '../protocol';
+import { connectRenewing, type WorkerJob } from '../protocol';
 import type {
   IngestFileInput,
   IngestOutcome,
@@ -65,14 +65,19 @@ export function startIngestJob(
 }
 
 export function createIngestClient(): IngestClient {
-  const { api, dispose } = connect<IngestWorkerApi>(
-    new Worker(new URL('./ingest.worker.ts', import.meta.url), { type: 'module', name: 'ingest' }),
+  const worker = connectRenewing<IngestWorkerApi>(
+    () => new Worker(new URL('./ingest.worker.ts', import.meta.url), { type: 'module', name: 'ingest' }),
   );
+  const { call } = worker;
+  const api: Pick<IngestWorkerApi, 'ingestFile' | 'cancel'> = {
+    ingestFile: (...args) => call((remote) => remote.ingestFile(...args)),
+    cancel: (fileJobId) => call((remote) => remote.cancel(fileJobId)),
+  };
   let jobCounter = 0;
   return {
     ingestFiles(projectId, files, onProgress, isTemporary = false) {
       return startIngestJob(api, `ingest-${++jobCounter}`, projectId, files, proxy(onProgress), isTemporary);
     },
-    dispose,
+    dispose: () => worker.dispose(),
   };
 }

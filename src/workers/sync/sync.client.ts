@@ -1,5 +1,5 @@
 import { proxy } from 'comlink';
-import { connect, type WorkerResult } from '../protocol';
+import { connectRenewing, type WorkerResult } from '../protocol';
 import type { SyncSettings, SyncStatus, SyncStatusListener, SyncWorkerApi } from './sync.api';
 
 export type { SyncSettings, SyncStatus } from './sync.api';
@@ -16,17 +16,18 @@ export interface SyncClient {
 }
 
 export function createSyncClient(): SyncClient {
-  const { api, dispose } = connect<SyncWorkerApi>(
-    new Worker(new URL('./sync.worker.ts', import.meta.url), { type: 'module', name: 'sync' }),
+  const worker = connectRenewing<SyncWorkerApi>(
+    () => new Worker(new URL('./sync.worker.ts', import.meta.url), { type: 'module', name: 'sync' }),
   );
+  const { call } = worker;
   return {
-    watchStatus: (listener) => api.watchStatus(proxy(listener)),
-    connect: (settings, passphrase) => api.connect(settings, passphrase),
-    syncNow: () => api.syncNow(),
+    watchStatus: (listener) => call((api) => api.watchStatus(proxy(listener))),
+    connect: (settings, passphrase) => call((api) => api.connect(settings, passphrase)),
+    syncNow: () => call((api) => api.syncNow()),
     changePassphrase: (oldPassphrase, newPassphrase) =>
-      api.changePassphrase(oldPassphrase, newPassphrase),
-    fetchFileBytes: (fileId) => api.fetchFileBytes(fileId),
-    disconnect: () => api.disconnect(),
-    dispose,
+      call((api) => api.changePassphrase(oldPassphrase, newPassphrase)),
+    fetchFileBytes: (fileId) => call((api) => api.fetchFileBytes(fileId)),
+    disconnect: () => call((api) => api.disconnect()),
+    dispose: () => worker.dispose(),
   };
 }

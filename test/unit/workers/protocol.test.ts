@@ -1,6 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { jobStarter, lazyHost, parseCall, type CallKinds, type WorkerResult } from '../../../src/workers/protocol';
+import {
+  connectRenewing,
+  jobStarter,
+  lazyHost,
+  parseCall,
+  serve,
+  type CallKinds,
+  type WorkerEndpoint,
+  type WorkerResult,
+} from '../../../src/workers/protocol';
 
 interface Api {
   count(text: string): Promise<WorkerResult<number>>;
@@ -55,5 +64,113 @@ describe('the worker protocol', () => {
     expect(await first.result).toEqual({ ok: true, value: 1 });
     expect(ids).toEqual(['embedding-1', 'embedding-2']);
     expect(cancelled).toEqual(['embedding-1']);
+  });
+
+  describe('a worker whose set-up failed', () => {
+    const working = (): Promise<Api> =>
+      Promise.resolve({ count: (text) => Promise.resolve({ ok: true, value: text.length }), stats: () => Promise.resolve(7) });
+    /** A worker that cannot load a module fails every set-up for its whole life, as a browser's does. */
+    const poisoned = (): Promise<Api> => Promise.reject(new Error('Failed to fetch dynamically imported module'));
+
+    /** Workers on message channels, each serving the host its position in `hosts` builds. */
+    function workers(hosts: (() => Promise<Api>)[]) {
+      const started: { terminated: boolean }[] = [];
+      const start = (): WorkerEndpoint => {
+        const build = hosts[started.length] ?? working;
+        const record = { terminated: false };
+        started.push(record);
+        const channel = new MessageChannel();
+        serve(lazyHost<Api>(CALLS, build), channel.port1);
+        const port = channel.port2;
+        return {
+          postMessage: (message: unknown, transfer?: Transferable[]) => port.postMessage(message, transfer ?? []),
+          addEventListener: (type: string, listener: EventListenerOrEventListenerObject) => port.addEventListener(type as 'message', listener),
+          removeEventListener: (type: string, listener: EventListenerOrEventListenerObject) => port.removeEventListener(type as 'message', listener),
+          start: () => port.start(),
+          terminate() {
+            record.terminated = true;
+            channel.port1.close();
+          },
+        };
+      };
+      return { start, started };
+    }
+
+    it('answers the call from a fresh worker, and ends the one that failed', async () => {
+      const { start, started } = workers([poisoned]);
+      const connection = connectRenewing<Api>(start);
+      expect(await connection.call((api) => api.count('abc'))).toEqual({ ok: true, value: 3 });
+      expect(await connection.call((api) => api.stats())).toBe(7);
+      expect(started).toEqual([{ terminated: true }, { terminated: false }]);
+      connection.dispose();
+      expect(started[1]?.terminated).toBe(true);
+    });
+
+    it('does the same for a call that answers no result, whose set-up failure is thrown', async () => {
+      const { start, started } = workers([poisoned]);
+      const connection = connectRenewing<Api>(start);
+      expect(await connection.call((api) => api.stats())).toBe(7);
+      expect(started.length).toBe(2);
+      connection.dispose();
+    });
+
+    it('answers a second failure as it is, and starts another worker on the next call', async () => {
+      const { start, started } = workers([poisoned, poisoned]);
+      const connection = connectRenewing<Api>(start);
+      expect(await connection.call((api) => api.count('abc'))).toEqual({
+        ok: false,
+        error: { code: 'worker_setup', message: 'Failed to fetch dynamically imported module' },
+      });
+      await expect(connection.call((api) => api.stats())).resolves.toBe(7);
+      expect(started.map((worker) => worker.terminated)).toEqual([true, true, false]);
+      connection.dispose();
+    });
+
+    it('keeps the worker when a call fails for its own reasons', async () => {
+      const { start, started } = workers([
+        () => Promise.resolve({ count: () => Promise.resolve({ ok: false, error: { code: 'internal', message: 'No.' } }), stats: () => Promise.reject(new Error('Broken.')) }),
+      ]);
+      const connection = connectRenewing<Api>(start);
+      expect(await connection.call((api) => api.count('abc'))).toEqual({ ok: false, error: { code: 'internal', message: 'No.' } });
+      await expect(connection.call((api) => api.stats())).rejects.toThrow('Broken.');
+      expect(started).toEqual([{ terminated: false }]);
+      connection.dispose();
+    });
+
+    it('hands each worker started what onStart gives it', async () => {
+      const { start } = workers([poisoned]);
+      const starts: number[] = [];
+      const connection = connectRenewing<Api>(start, () => starts.push(starts.length + 1));
+      await connection.call((api) => api.count('a'));
+      await connection.call((api) => api.count('b'));
+      expect(starts).toEqual([1, 2]);
+      connection.dispose();
+    });
+
+    it('ends a failed worker only once no other call on it is still running', async () => {
+      let attempts = 0;
+      let finishSlow: (value: WorkerResult<number>) => void = () => undefined;
+      // The first set-up fails; a call arriving at the same worker right after sets it up again
+      // and is still running when the failed call moves to a fresh worker.
+      const flaky = (): Promise<Api> => {
+        attempts++;
+        if (attempts === 1) return Promise.reject(new Error('The database is busy.'));
+        return Promise.resolve({
+          count: () => new Promise<WorkerResult<number>>((resolve) => (finishSlow = resolve)),
+          stats: () => Promise.resolve(1),
+        });
+      };
+      const { start, started } = workers([flaky]);
+      const connection = connectRenewing<Api>(start);
+      const failing = connection.call((api) => api.stats());
+      const slow = connection.call((api) => api.count('slow'));
+      expect(await failing).toBe(7);
+      await expect.poll(() => attempts).toBe(2);
+      expect(started[0]?.terminated).toBe(false);
+      finishSlow({ ok: true, value: 42 });
+      expect(await slow).toEqual({ ok: true, value: 42 });
+      expect(started[0]?.terminated).toBe(true);
+      connection.dispose();
+    });
   });
 });
