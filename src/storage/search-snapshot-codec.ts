@@ -4,8 +4,8 @@
  * to four times faster than the same bytes held in the row as an ArrayBuffer (28 MB: 165–480
  * against 550–930 ms; 85 MB: 400–840 against 1,700 ms, on the bench machine), and the typed
  * arrays are then views of the bytes read, with no copy. The vectors are the Blob's last part
- * and are read as their own slice: the index copies them into its matrix, and that buffer is
- * let go while the postings' buffer stays.
+ * and are read as their own slice: the index scans them there until it copies them into its
+ * SIMD kernel's memory.
  */
 import type { FileId } from '../core/model';
 import type { FlatTrie, ProjectSearchSnapshot, StoredProjectSnapshot } from '../core/ports';

@@ -223,6 +223,10 @@ export function createProjectSearch(deps: ProjectSearchDeps): ProjectSearch {
         deps.chunks.getMany(result.hits.map(({ chunk }) => chunk.id)),
         readHitFiles(index, projectId, result.hits),
       ]);
+      // An index just restored from its snapshot scanned its vectors where they were read; the
+      // faster scan is readied once this answer is on its way (a no-op from then on).
+      const answered = index;
+      setTimeout(() => answered.prepareScan(), 0);
       return {
         mode: result.mode,
         keywordOnlyReason: result.mode === 'hybrid' ? null : explainKeywordOnly(index, embedder),

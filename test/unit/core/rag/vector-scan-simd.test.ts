@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createVectorIndex, normalizeVector, type VectorEntry } from '../../../../src/core/rag';
+import { createVectorIndex, normalizeVector, restoreVectorIndex, type VectorEntry } from '../../../../src/core/rag';
 import { vectorCorpus } from './vector-corpus';
 
 /**
@@ -153,5 +153,55 @@ describe('createVectorIndex with the WebAssembly SIMD kernel', () => {
     );
     expect(index.scan).toBe('js');
     expect(index.search(Float32Array.from([0, 1]), 1).map((hit) => hit.id)).toEqual(['r1']);
+  });
+
+  describe('an index restored from its stored state', () => {
+    it('ranks its stored rows with the JavaScript loop until prepareScan, then as the kernel did before it was stored', () => {
+      fc.assert(
+        fc.property(corpus, fc.boolean(), ({ rows, query }, isInt8) => {
+          const original = createVectorIndex(toEntries(rows), { isInt8 });
+          const loop = createVectorIndex(toEntries(rows), { isInt8, useSimd: false });
+          const { ids, state } = original.exportState();
+          const restored = restoreVectorIndex(ids, structuredClone(state));
+          // Before: the loop's own ranking and scores, over the rows as they were read.
+          expect(restored.scan).toBe('js');
+          expect(restored.search(query, rows.length)).toEqual(loop.search(query, rows.length));
+          restored.prepareScan();
+          restored.prepareScan();
+          expect(restored.scan).toBe('wasm-simd');
+          expect(restored.matrixBytes).toBe(original.matrixBytes);
+          expect(restored.search(query, rows.length)).toEqual(original.search(query, rows.length));
+        }),
+        { numRuns: 150 },
+      );
+    });
+
+    it('never selects a row with an infinity or a NaN, before and after prepareScan', () => {
+      const rows = [
+        Float32Array.from([1, 0, 0, 0, 0]),
+        Float32Array.from([Number.POSITIVE_INFINITY, 1, 0, 0, 0]),
+        Float32Array.from([0.9, 0.1, 0, 0, 0]),
+        Float32Array.from([0, 0, Number.NaN, 0, 0]),
+      ];
+      const query = Float32Array.from([1, 0.2, 0, 0, 0]);
+      for (const isInt8 of [false, true]) {
+        const { ids, state } = createVectorIndex(toEntries(rows), { isInt8 }).exportState();
+        // Whatever a stored row of a listed vector holds, it is not scored.
+        state.values.fill(1, 5, 10);
+        const restored = restoreVectorIndex(ids, state);
+        expect(restored.search(query, 4).map((hit) => hit.id)).toEqual(['r2', 'r0']);
+        restored.prepareScan();
+        expect(restored.search(query, 4).map((hit) => hit.id)).toEqual(['r2', 'r0']);
+      }
+    });
+
+    it('stays with the loop where the kernel cannot be had', () => {
+      const { ids, state } = createVectorIndex(toEntries([Float32Array.from([1, 0]), Float32Array.from([0, 1])])).exportState();
+      const restored = restoreVectorIndex(ids, state);
+      vi.spyOn(WebAssembly, 'validate').mockReturnValue(false);
+      restored.prepareScan();
+      expect(restored.scan).toBe('js');
+      expect(restored.search(Float32Array.from([0, 1]), 1).map((hit) => hit.id)).toEqual(['r1']);
+    });
   });
 });
