@@ -21,6 +21,7 @@ interface ListEnv {
   now: () => number;
   isOnline: () => boolean | undefined;
   readableText: ReadableTextExtractor | undefined;
+  prepareReadableText: () => Promise<void>;
 }
 
 const ANTHROPIC_VERSION = '2023-06-01';
@@ -166,6 +167,7 @@ export async function listProviderModels(
   }
   const text = await response.text();
   if (!response.ok) {
+    await env.prepareReadableText();
     const headerRecord: Record<string, string> = {};
     response.headers.forEach((value, key) => {
       headerRecord[key] = value;

@@ -50,6 +50,12 @@ export interface LlmClientDeps {
   /** Reads HTML error pages as text; without it, an HTML body adds nothing to the message. */
   readableText?: ReadableTextExtractor;
   /**
+   * The same, fetched when a first response fails (its code is large, and most sessions never
+   * meet an error page): a failed response is handed on only once it has loaded, so every
+   * error is read alike.
+   */
+  loadReadableText?: () => Promise<ReadableTextExtractor>;
+  /**
    * The built-in model (`kind: 'local'`), which runs in the browser's generation worker; without
    * it a local provider's request ends with an error the person can read.
    */
@@ -63,6 +69,8 @@ interface ClientEnv {
   isOnline: () => boolean | undefined;
   stallTimeoutMs: number;
   readableText: ReadableTextExtractor | undefined;
+  /** Loads `readableText` if it is loaded on demand and not yet there. */
+  prepareReadableText: () => Promise<void>;
 }
 
 /** Resolves after `ms`, or rejects with the abort reason as soon as the signal aborts. */
@@ -245,7 +253,7 @@ async function* runAttempt(
 
   try {
     const trackedFetch = createTrackedFetch(
-      guardKeyOrigin(env.fetch, request.provider),
+      readyForFailures(guardKeyOrigin(env.fetch, request.provider), env),
       tracker,
       signal,
     );
@@ -342,6 +350,15 @@ async function* streamWithRetries(
   }
 }
 
+/** Hands a failed response on once the page reader is there to read an HTML body. */
+function readyForFailures(base: FetchFunction, env: ClientEnv): FetchFunction {
+  return async (input, init) => {
+    const response = await base(input, init);
+    if (!response.ok) await env.prepareReadableText();
+    return response;
+  };
+}
+
 /** The LlmClient port on the AI SDK. `fetch` and `sleep` are injectable so tests replay fixtures. */
 export function createLlmClient(deps: LlmClientDeps = {}): LlmClient {
   const env: ClientEnv = {
@@ -352,6 +369,11 @@ export function createLlmClient(deps: LlmClientDeps = {}): LlmClient {
     isOnline: deps.isOnline ?? readIsOnline,
     stallTimeoutMs: deps.stallTimeoutMs ?? STREAM_STALL_TIMEOUT_MS,
     readableText: deps.readableText,
+    prepareReadableText: async () => {
+      if (env.readableText !== undefined || deps.loadReadableText === undefined) return;
+      // A page reader that cannot load leaves the body out of the message, as without one.
+      env.readableText = await deps.loadReadableText().catch(() => undefined);
+    },
   };
   const local = deps.local;
   return {

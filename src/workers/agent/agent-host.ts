@@ -20,7 +20,6 @@ import { SEARCH_CANCELLED, type AgentWorkerApi, type WorkerResult } from './agen
 import type { RelayChannel } from './answer-relay';
 import { createChatHistorySearch, createChatIndexLoader } from './chat-history';
 import { createHttpFetcher } from './http-fetcher';
-import { testMcpServer } from './mcp/mcp-client';
 import type { TurnToolKit } from './mcp/web-and-mcp-tools';
 import { nameSession } from './name-session';
 import { createProjectFiles } from './project-files';
@@ -186,7 +185,9 @@ export function createAgentHost(host: AgentHostDeps): AgentWorkerApi {
       const tested = await testSearchBackend(config, createHttpFetcher(), AbortSignal.timeout(SETTINGS_TEST_TIMEOUT_MS));
       return tested.ok ? tested : { ok: false, error: { code: tested.error.code, message: tested.error.message } };
     },
-    testMcpServer: (config) => testMcpServer(config, { signal: AbortSignal.timeout(SETTINGS_TEST_TIMEOUT_MS) }),
+    // The MCP client is fetched on first use (see mcp-connection-pool.ts).
+    testMcpServer: async (config) =>
+      (await import('./mcp/mcp-client')).testMcpServer(config, { signal: AbortSignal.timeout(SETTINGS_TEST_TIMEOUT_MS) }),
     async searchProject(searchId, request) {
       const controller = new AbortController();
       projectSearches.set(searchId, controller);

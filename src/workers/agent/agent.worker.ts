@@ -16,7 +16,6 @@ import { createAgentHost } from './agent-host';
 import { openRelayChannel } from './answer-relay';
 import { createMcpConnectionPool } from './mcp/mcp-connection-pool';
 import { loadTurnToolKit } from './mcp/web-and-mcp-tools';
-import { createPageTextExtractor } from './readable-text';
 import { createMemorySessionLocks, createWebSessionLocks } from './session-locks';
 
 /**
@@ -36,8 +35,12 @@ const api: AgentWorkerEntry = {
       loadQueryEmbedder: createQueryEmbedderLoader(createSettingsStore(db, WORKER_CLOCK), { wasmPaths: ORT_WASM_PATHS }),
       db,
       tokens,
-      // HTML error pages (a proxy's 413, a gateway's 502) are shown as their text.
-      llm: createLlmClient({ readableText: createPageTextExtractor(), local: createLocalLlmClient(() => generation) }),
+      // HTML error pages (a proxy's 413, a gateway's 502) are shown as their text; the page
+      // reader (linkedom and Readability) is fetched when a first response fails.
+      llm: createLlmClient({
+        loadReadableText: async () => (await import('./readable-text')).createPageTextExtractor(),
+        local: createLocalLlmClient(() => generation),
+      }),
       clock: WORKER_CLOCK,
       ids: WORKER_IDS,
       locks: navigator.locks ? createWebSessionLocks(navigator.locks) : createMemorySessionLocks(),

@@ -159,6 +159,55 @@ function buildHtmlPage(title: string, paddingChars: number): string {
   return `<!DOCTYPE html><html><head><title>${title}</title><style>body{color:red}</style><script>var x = "<b>";</script></head><body><center><h1>${title}</h1></center><hr><center>nginx</center>${'<!-- padding -->'.repeat(paddingChars / 16)}<p>${'More words. '.repeat(paddingChars / 12)}</p></body></html>`;
 }
 
+describe('a page reader fetched when a first response fails', () => {
+  it('is not fetched for an answer, and reads an HTML error page as a reader given at start does', async () => {
+    const loads: string[] = [];
+    const loadReadableText = () => {
+      loads.push('load');
+      return Promise.resolve(createPageTextExtractor());
+    };
+    const page = buildHtmlPage('502 Bad Gateway', 2_000);
+    // The first request is answered; every later one (retries included) gets the error page.
+    const stub = createStubFetch((call): StubReply =>
+      call === 0
+        ? { body: readFileSync(join(FIXTURES_DIR, 'openai-chat-text.sse'), 'utf8') }
+        : { status: 502, body: page, headers: { 'content-type': 'text/html' } },
+    );
+    const client = createLlmClient({ fetch: stub.fetch, sleep: () => Promise.resolve(), loadReadableText });
+    const request = buildRequest(buildProvider('openai'));
+    const answered = await collectEvents(client.stream(request, new AbortController().signal));
+    expect(answered.some((event) => event.type === 'error')).toBe(false);
+    expect(loads).toEqual([]);
+
+    const failed = await collectEvents(client.stream(request, new AbortController().signal));
+    const error = failed.flatMap((event) => (event.type === 'error' ? [event.error] : []))[0];
+    const expected = await failOnce({ status: 502, body: page, headers: { 'content-type': 'text/html' } });
+    expect(error?.providerMessage).toBe(expected.providerMessage);
+    expect(error?.providerMessage).toMatch(/^502 Bad Gateway/);
+    expect(loads).toEqual(['load']);
+  });
+
+  it('reads a failed model listing the same way, and leaves the page out when the reader cannot load', async () => {
+    const page = buildHtmlPage('503 Service Unavailable', 2_000);
+    const reply: StubReply = { status: 503, body: page, headers: { 'content-type': 'text/html' } };
+    const reading = createLlmClient({
+      fetch: createStubFetch(() => reply).fetch,
+      loadReadableText: () => Promise.resolve(createPageTextExtractor()),
+    });
+    const refused = createLlmClient({
+      fetch: createStubFetch(() => reply).fetch,
+      loadReadableText: () => Promise.reject(new Error('offline')),
+    });
+    const signal = new AbortController().signal;
+    const read = await reading.listModels(buildProvider('openai'), signal).catch((error: unknown) => error);
+    const unread = await refused.listModels(buildProvider('openai'), signal).catch((error: unknown) => error);
+    expect(String((read as { error?: LlmError }).error?.providerMessage)).toMatch(/^503 Service Unavailable/);
+    expect((unread as { error?: LlmError }).error?.code).toBe('overloaded');
+    expect((read as { error?: LlmError }).error?.code).toBe('overloaded');
+    expect((unread as { error?: LlmError }).error?.providerMessage ?? '').not.toMatch(/Service Unavailable|</);
+  });
+});
+
 describe('telling a person what went wrong, in words they can act on', () => {
   it('says a 413 was too large, and reduces a 300 KB HTML page to a few KB of its text', async () => {
     const page = buildHtmlPage('413 Request Entity Too Large', 300_000);

@@ -1,4 +1,4 @@
-import { connectMcpServer, type McpConnection } from './mcp-client';
+import type { connectMcpServer, McpConnection } from './mcp-client';
 import type { McpServerConfig } from './mcp-server-config';
 
 export interface McpConnectionPool {
@@ -10,12 +10,19 @@ export interface McpConnectionPool {
 }
 
 /**
+ * The MCP client (the SDK and its JSON Schema validators) is fetched when a first server is
+ * connected, not when the agent worker starts: most people use no MCP server.
+ */
+const connectWhenFirstUsed: typeof connectMcpServer = async (config, options) =>
+  (await import('./mcp-client')).connectMcpServer(config, options);
+
+/**
  * Keeps one MCP connection per server for the worker's lifetime: connecting costs an
  * initialize round trip, which every turn would otherwise pay. A changed URL or header (the
  * user edited the server) opens a new connection.
  */
 export function createMcpConnectionPool(
-  connect: typeof connectMcpServer = connectMcpServer,
+  connect: typeof connectMcpServer = connectWhenFirstUsed,
 ): McpConnectionPool {
   const open = new Map<string, { key: string; connection: Promise<McpConnection> }>();
 

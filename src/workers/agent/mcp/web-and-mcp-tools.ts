@@ -16,11 +16,9 @@ import type {
   SettingsStore,
 } from '../../../core/ports';
 import { createHttpFetcher } from '../http-fetcher';
-import { createReadableTextExtractor } from '../readable-text';
 import type { McpToolInfo } from './mcp-client';
 import type { McpConnectionPool } from './mcp-connection-pool';
 import { MCP_SERVERS_SETTING_KEY, mcpServerConfigSchema } from './mcp-server-config';
-import { isMcpToolEnabled, wrapMcpTool } from './mcp-tools';
 
 export interface TurnToolsDeps {
   settings: SettingsStore;
@@ -63,6 +61,8 @@ export async function loadTurnToolKit(
     const parsed = mcpServerConfigSchema.safeParse(raw);
     return parsed.success && parsed.data.isEnabled ? [parsed.data] : [];
   });
+  // Fetched with the MCP client only when some server is enabled (see mcp-connection-pool.ts).
+  const mcp = servers.length > 0 ? await import('./mcp-tools') : null;
   const listed = await Promise.all(
     servers.map(async (server) => {
       try {
@@ -78,32 +78,39 @@ export async function loadTurnToolKit(
     }),
   );
   const http = deps.http ?? createHttpFetcher();
-  const extractor = deps.extractor ?? createReadableTextExtractor();
+  // The page reader (linkedom and Readability) is fetched only once web tools are turned on.
+  const extractor = webSettings.isEnabled
+    ? (deps.extractor ?? (await import('../readable-text')).createReadableTextExtractor())
+    : null;
 
   return {
     warnings,
     createTools({ agent, chain }) {
       const isBuiltIn = agent === null || agent.isBuiltIn || agent.id === DEFAULT_AGENT_ID;
       const enabled = agent?.enabledTools ?? [];
-      const webTools = createWebTools({
-        http,
-        extractor,
-        confirmation: deps.confirmation,
-        settings: webSettings,
-        conversationTexts: collectConversationTexts(chain),
-      }).filter((tool) => isBuiltIn || enabled.includes(tool.name));
+      const webTools = (
+        extractor === null
+          ? []
+          : createWebTools({
+              http,
+              extractor,
+              confirmation: deps.confirmation,
+              settings: webSettings,
+              conversationTexts: collectConversationTexts(chain),
+            })
+      ).filter((tool) => isBuiltIn || enabled.includes(tool.name));
       const mcpTools = listed.flatMap((entry) =>
-        entry
+        entry && mcp
           ? entry.infos
               .map((info: McpToolInfo) =>
-                wrapMcpTool(info, {
+                mcp.wrapMcpTool(info, {
                   connection: entry.connection,
                   confirmation: deps.confirmation,
                 }),
               )
               .filter(
                 (tool) =>
-                  isBuiltIn || isMcpToolEnabled(enabled, entry.connection.config, tool.name),
+                  isBuiltIn || mcp.isMcpToolEnabled(enabled, entry.connection.config, tool.name),
               )
           : [],
       );
