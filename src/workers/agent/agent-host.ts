@@ -15,7 +15,7 @@ import { resolveModelInfo } from '../../core/model/model-catalog';
 import type { CarrelDb } from '../../storage/db';
 import { createStores } from '../../storage';
 import { watchTableWrites } from '../../storage/watch-writes';
-import { parseCall } from '../protocol';
+import { errorText, parseCall } from '../protocol';
 import { SEARCH_CANCELLED, type AgentWorkerApi, type WorkerResult } from './agent.api';
 import type { RelayChannel } from './answer-relay';
 import { createChatHistorySearch, createChatIndexLoader } from './chat-history';
@@ -186,8 +186,14 @@ export function createAgentHost(host: AgentHostDeps): AgentWorkerApi {
       return tested.ok ? tested : { ok: false, error: { code: tested.error.code, message: tested.error.message } };
     },
     // The MCP client is fetched on first use (see mcp-connection-pool.ts).
-    testMcpServer: async (config) =>
-      (await import('./mcp/mcp-client')).testMcpServer(config, { signal: AbortSignal.timeout(SETTINGS_TEST_TIMEOUT_MS) }),
+    testMcpServer: (config) =>
+      import('./mcp/mcp-client').then(
+        (mcp) => mcp.testMcpServer(config, { signal: AbortSignal.timeout(SETTINGS_TEST_TIMEOUT_MS) }),
+        (error: unknown) => ({
+          ok: false as const,
+          error: { code: 'mcp_unreachable', message: `The MCP client could not be loaded: ${errorText(error)}` },
+        }),
+      ),
     async searchProject(searchId, request) {
       const controller = new AbortController();
       projectSearches.set(searchId, controller);

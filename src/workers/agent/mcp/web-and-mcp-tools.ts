@@ -61,10 +61,13 @@ export async function loadTurnToolKit(
     const parsed = mcpServerConfigSchema.safeParse(raw);
     return parsed.success && parsed.data.isEnabled ? [parsed.data] : [];
   });
-  // Fetched with the MCP client only when some server is enabled (see mcp-connection-pool.ts).
-  const mcp = servers.length > 0 ? await import('./mcp-tools') : null;
+  // Fetched with the MCP client only when some server is enabled (see mcp-connection-pool.ts);
+  // code that cannot be fetched costs the turn those tools, not the answer.
+  const mcp = servers.length > 0 ? await import('./mcp-tools').catch(() => null) : null;
+  if (servers.length > 0 && mcp === null)
+    warnings.push('The MCP tools could not be loaded, so they are not offered in this answer.');
   const listed = await Promise.all(
-    servers.map(async (server) => {
+    (mcp === null ? [] : servers).map(async (server) => {
       try {
         const connection = await deps.mcpPool.get(server, signal);
         return { connection, infos: await connection.listTools(signal) };
@@ -80,8 +83,14 @@ export async function loadTurnToolKit(
   const http = deps.http ?? createHttpFetcher();
   // The page reader (linkedom and Readability) is fetched only once web tools are turned on.
   const extractor = webSettings.isEnabled
-    ? (deps.extractor ?? (await import('../readable-text')).createReadableTextExtractor())
+    ? (deps.extractor ??
+      (await import('../readable-text').then(
+        (module) => module.createReadableTextExtractor(),
+        () => null,
+      )))
     : null;
+  if (webSettings.isEnabled && extractor === null)
+    warnings.push('The web tools could not be loaded, so they are not offered in this answer.');
 
   return {
     warnings,
