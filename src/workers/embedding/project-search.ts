@@ -84,7 +84,6 @@ interface ProjectIndex extends BlockRetriever {
   files: Map<FileId, FileInfo>;
 }
 
-
 export function createProjectSearch(deps: ProjectSearchDeps): ProjectSearch {
   const cache = createIndexCache(deps.watchWrites);
 
