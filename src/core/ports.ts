@@ -296,7 +296,29 @@ export interface StoredProjectSnapshot {
   head: ProjectSnapshotHead;
   /** The whole snapshot; null when its bytes do not read or do not decode. */
   read(): Promise<ProjectSearchSnapshot | null>;
+  /**
+   * The snapshot for a search: all of it but the postings, which stay in the store and are
+   * read by range as terms are searched (about half its bytes at 100,000 chunks); null as for
+   * `read`.
+   */
+  open(): Promise<OpenedProjectSnapshot | null>;
 }
+
+/** Bytes left in the store, read by range when needed. */
+export interface StoredBytes {
+  readonly length: number;
+  /** Bytes [start, end); rejects when the store cannot give them. */
+  read(start: number, end: number): Promise<Uint8Array>;
+}
+
+/** A snapshot whose fields' postings are still in the store. */
+export type OpenedProjectSnapshot = Omit<ProjectSearchSnapshot, 'keywords'> & {
+  keywords: Omit<ProjectSearchSnapshot['keywords'], 'fields'> & {
+    fields: [OpenedKeywordField, OpenedKeywordField];
+  };
+};
+
+export type OpenedKeywordField = Omit<SnapshotKeywordField, 'postings'> & { postings: StoredBytes };
 
 /** A trie's nodes in depth-first order (children in code-unit order); the root is implied. */
 export interface FlatTrie {

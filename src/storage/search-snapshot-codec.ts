@@ -5,10 +5,17 @@
  * against 550–930 ms; 85 MB: 400–840 against 1,700 ms, on the bench machine), and the typed
  * arrays are then views of the bytes read, with no copy. The vectors are the Blob's last part
  * and are read as their own slice: the index scans them there until it copies them into its
- * SIMD kernel's memory.
+ * SIMD kernel's memory. Opened for a search, the keyword postings (40 MB of the 84 at 100,000
+ * chunks) stay in the Blob and are read by range, term by term, as searches need them.
  */
 import type { FileId } from '../core/model';
-import type { FlatTrie, ProjectSearchSnapshot, StoredProjectSnapshot } from '../core/ports';
+import type {
+  FlatTrie,
+  OpenedProjectSnapshot,
+  ProjectSearchSnapshot,
+  StoredBytes,
+  StoredProjectSnapshot,
+} from '../core/ports';
 
 type ArrayKind = 'i8' | 'u8' | 'u16' | 'i32' | 'u32' | 'f32';
 type PartKind = ArrayKind | 'text' | 'json';
@@ -26,10 +33,8 @@ const PART_NAMES = [
   'terms',
   'chunkFiles',
   'text.starts',
-  'text.postings',
   'text.lengths',
   'title.starts',
-  'title.postings',
   'title.lengths',
   'dictionary.sortedIds',
   'trie.units',
@@ -41,6 +46,10 @@ const PART_NAMES = [
   'vectors.rows',
   'vectors.scales',
   'vectors.nonFiniteRows',
+  // Left in the Blob when the snapshot is opened for a search (earlier snapshots hold them
+  // after their field's starts: the offsets say where).
+  'text.postings',
+  'title.postings',
   // Last: read as its own slice.
   'vectors.values',
 ] as const;
@@ -164,7 +173,7 @@ function view(kind: ArrayKind, buffer: ArrayBuffer, offset: number, length: numb
 
 /**
  * A stored snapshot's head, read from its row alone, and its arrays read from the Blob only when
- * asked for. Null when the row is not a snapshot's.
+ * asked for: all of them, or (opened) all but the postings. Null when the row is not a snapshot's.
  */
 export function openStoredSnapshot(stored: unknown): StoredProjectSnapshot | null {
   if (!isStoredShaped(stored)) return null;
@@ -172,8 +181,11 @@ export function openStoredSnapshot(stored: unknown): StoredProjectSnapshot | nul
   return {
     head: { format, modelId, hasAnyVector, fileIds: fileIds as FileId[], fileNames },
     read: () => decodeSearchSnapshot(stored),
+    open: () => openSearchSnapshot(stored),
   };
 }
+
+const POSTINGS: readonly PartName[] = ['text.postings', 'title.postings'];
 
 /**
  * The snapshot a stored one holds, or null when it does not read (a part missing, out of the
@@ -182,25 +194,101 @@ export function openStoredSnapshot(stored: unknown): StoredProjectSnapshot | nul
  */
 export async function decodeSearchSnapshot(stored: unknown): Promise<ProjectSearchSnapshot | null> {
   if (!isStoredShaped(stored)) return null;
+  const read = await readParts(stored, []);
+  if (read === null) return null;
+  const postings = (prefix: 'text' | 'title') => read(`${prefix}.postings`, ['u8']) as Uint8Array;
+  return assemble(stored, read, postings);
+}
+
+/**
+ * As decodeSearchSnapshot, but each field's postings stay in the Blob, read by range when a
+ * search needs a term's (a read that fails rejects, and the search joins the blocks again).
+ */
+export async function openSearchSnapshot(stored: unknown): Promise<OpenedProjectSnapshot | null> {
+  if (!isStoredShaped(stored)) return null;
+  const read = await readParts(stored, POSTINGS);
+  if (read === null) return null;
   const { parts, data } = stored;
-  const vectorPart = parts['vectors.values'];
-  if (vectorPart === undefined) return null;
-  let head: ArrayBuffer;
-  let tail: ArrayBuffer;
+  const postings = (prefix: 'text' | 'title'): StoredBytes => {
+    const part = parts[`${prefix}.postings`];
+    // Missing, of another kind or past the Blob's end: the snapshot does not read.
+    if (part === undefined || part.kind !== 'u8' || part.offset + part.length > data.size)
+      return undefined as never;
+    return {
+      length: part.length,
+      async read(start, end) {
+        if (!(
+          Number.isInteger(start) &&
+          Number.isInteger(end) &&
+          start >= 0 &&
+          start <= end &&
+          end <= part.length
+        ))
+          throw new RangeError('Search snapshot: postings asked for out of their range');
+        const bytes = await data.slice(part.offset + start, part.offset + end).arrayBuffer();
+        if (bytes.byteLength !== end - start)
+          throw new Error('Search snapshot: postings cut short');
+        return new Uint8Array(bytes);
+      },
+    };
+  };
+  return assemble(stored, read, postings);
+}
+
+type PartReader = (name: PartName, kinds: readonly PartKind[]) => PartValue | undefined;
+
+/** Bytes a part takes in the Blob; null for a part of an unknown kind. */
+function measurePart(part: StoredPart): number | null {
+  if (part.kind === 'text' || part.kind === 'json') return part.length;
+  const bytes = (BYTES as Partial<Record<string, number>>)[part.kind];
+  return bytes === undefined ? null : part.length * bytes;
+}
+
+/**
+ * Reads every part but `skipped` from the Blob: parts that lie next to each other in one slice,
+ * the vectors in a slice of their own. Null when the Blob does not read.
+ */
+async function readParts(
+  stored: StoredSearchSnapshot,
+  skipped: readonly PartName[],
+): Promise<PartReader | null> {
+  const { parts, data } = stored;
+  if (parts['vectors.values'] === undefined) return null;
+  const wanted = PART_NAMES.flatMap((name) => {
+    const part = parts[name];
+    const bytes = part === undefined ? null : measurePart(part);
+    return part === undefined || bytes === null || skipped.includes(name)
+      ? []
+      : [{ name, start: part.offset, end: part.offset + bytes }];
+  }).sort((a, b) => a.start - b.start);
+  const runs: Array<{ start: number; end: number; names: PartName[]; buffer?: ArrayBuffer }> = [];
+  for (const { name, start, end } of wanted) {
+    const last = runs.at(-1);
+    if (
+      last !== undefined &&
+      name !== 'vectors.values' &&
+      start >= last.end &&
+      start - last.end < ALIGN
+    ) {
+      last.end = Math.max(last.end, end);
+      last.names.push(name);
+    } else runs.push({ start, end, names: [name] });
+  }
   try {
-    head = await data.slice(0, vectorPart.offset).arrayBuffer();
-    tail = await data.slice(vectorPart.offset).arrayBuffer();
+    for (const run of runs) run.buffer = await data.slice(run.start, run.end).arrayBuffer();
   } catch {
     // Bytes the browser could not read (a file behind the Blob gone or unreadable).
     return null;
   }
+  const runOf = new Map(runs.flatMap((run) => run.names.map((name) => [name, run] as const)));
   const decoder = new TextDecoder();
-  const read = (name: PartName, kinds: readonly PartKind[]): PartValue | undefined => {
+  return (name, kinds) => {
     const part = parts[name];
-    if (part === undefined || !kinds.includes(part.kind)) return undefined;
-    const isTail = name === 'vectors.values';
-    const buffer = isTail ? tail : head;
-    const offset = isTail ? 0 : part.offset;
+    const run = runOf.get(name);
+    if (part === undefined || run?.buffer === undefined || !kinds.includes(part.kind))
+      return undefined;
+    const buffer = run.buffer;
+    const offset = part.offset - run.start;
     if (part.kind === 'text' || part.kind === 'json') {
       if (offset + part.length > buffer.byteLength) return undefined;
       const text = decoder.decode(new Uint8Array(buffer, offset, part.length));
@@ -209,19 +297,28 @@ export async function decodeSearchSnapshot(stored: unknown): Promise<ProjectSear
       return isStringArray(list) ? list : undefined;
     }
     if (
+      part.offset % BYTES[part.kind] !== 0 ||
       offset % BYTES[part.kind] !== 0 ||
       offset + part.length * BYTES[part.kind] > buffer.byteLength
     )
       return undefined;
     return view(part.kind, buffer, offset, part.length);
   };
+}
+
+/** The snapshot from its parts, with each field's postings as `postings` gives them. */
+function assemble<P>(
+  stored: StoredSearchSnapshot,
+  read: PartReader,
+  postings: (prefix: 'text' | 'title') => P,
+) {
   try {
     const field = (prefix: 'text' | 'title') => ({
       starts: read(`${prefix}.starts`, ['i32']) as Int32Array,
-      postings: read(`${prefix}.postings`, ['u8']) as Uint8Array,
+      postings: postings(prefix),
       lengths: read(`${prefix}.lengths`, ['u16']) as Uint16Array,
     });
-    const snapshot: ProjectSearchSnapshot = {
+    const snapshot = {
       format: stored.format,
       modelId: stored.modelId,
       hasAnyVector: stored.hasAnyVector,
@@ -232,7 +329,10 @@ export async function decodeSearchSnapshot(stored: unknown): Promise<ProjectSear
       locations: read('locations', ['json']) as string[],
       keywords: {
         terms: read('terms', ['text']) as string,
-        fields: [field('text'), field('title')],
+        fields: [field('text'), field('title')] as [
+          ReturnType<typeof field>,
+          ReturnType<typeof field>,
+        ],
         dictionary: {
           sortedIds: read('dictionary.sortedIds', ['i32']) as Int32Array,
           trie: {
@@ -250,7 +350,7 @@ export async function decodeSearchSnapshot(stored: unknown): Promise<ProjectSear
         dimensions: stored.dimensions,
         values: read('vectors.values', ['i8', 'f32']) as Int8Array | Float32Array,
         scales:
-          parts['vectors.scales'] === undefined
+          stored.parts['vectors.scales'] === undefined
             ? null
             : (read('vectors.scales', ['f32']) as Float32Array),
         nonFiniteRows: read('vectors.nonFiniteRows', ['i32']) as Int32Array,

@@ -12,12 +12,23 @@
  * still provides the tokenizer, and the tests check the rankings against it.
  */
 import MiniSearch from 'minisearch';
+import type { StoredBytes } from '../ports';
 import { createTermDictionary, type TermDictionaryLayout } from './term-dictionary';
 import { selectTopRows } from './top-k';
 
 export interface RankedId {
   id: string;
   score: number;
+  /** Where it lies in the index that ranked it: the document's number, or the vector's row. */
+  row: number;
+}
+
+/**
+ * Thrown by a search when postings restored from a store turn out damaged as it first reads
+ * them: whoever restored the index should build it again from its sources.
+ */
+export class DamagedIndexError extends Error {
+  override name = 'DamagedIndexError';
 }
 
 export interface KeywordDocument {
@@ -65,6 +76,12 @@ export interface KeywordIndex {
   readonly size: number;
   /** The ids of the best `limit` documents, best first; documents matching no term are left out. */
   search(query: string, limit: number): RankedId[];
+  /**
+   * Reads from the store the postings a search for `query` needs, for an index opened with its
+   * postings left there (openKeywordIndex); resolves at once for any other. Rejects with
+   * DamagedIndexError when they cannot be read or do not check out.
+   */
+  prepare(query: string): Promise<void>;
   /**
    * What the index holds, to store and restore without counting again (the arrays are the
    * index's own: do not change them).
@@ -212,29 +229,79 @@ export function createKeywordIndexFromSegments(segments: readonly KeywordSegment
 
 /**
  * The index a state was exported from, for the documents `ids` (in index order). Throws when
- * the state's arrays disagree with each other or with the ids, so a damaged store is never
- * ranked from.
+ * the state's arrays disagree with each other or with the ids in their shape, so a damaged store
+ * is never ranked from. Each term's postings are checked when a search first reads them (a
+ * restore at 100,000 chunks would otherwise decode 40 MB before its first answer): a damaged
+ * term throws DamagedIndexError from that search. The ids are not checked for repeats (a Set
+ * of 100,000 ids costs about 60 ms): they were unique when stored, and a repeat could only give
+ * two chunks one id, never a posting outside the index.
  */
 export function restoreKeywordIndex(
   ids: readonly string[],
   state: KeywordIndexState,
 ): KeywordIndex {
   const { terms: packed, fields, dictionary } = state;
-  if (packed !== '' && !packed.endsWith(TERM_END))
-    throw new Error('Keyword index: the stored terms do not end in a separator');
-  const terms = packed === '' ? [] : packed.slice(0, -TERM_END.length).split(TERM_END);
-  if (new Set(ids).size !== ids.length) throw new Error('Keyword index: duplicate document id');
-  if (fields.length !== 2) throw new Error('Keyword index: a stored index needs two fields');
-  for (const field of fields) checkFieldState(field, terms.length, ids.length);
-  return createKeywordIndexOver(ids, terms, fields, dictionary);
+  const terms = checkStoredTerms(packed, fields, ids.length);
+  return createKeywordIndexOver(ids, terms, fields, dictionary, {
+    checked: new Uint8Array(terms.length),
+    stored: null,
+  });
+}
+
+/** A stored index whose fields' postings are still in the store. */
+export interface StoredKeywordIndexState extends Omit<KeywordIndexState, 'fields'> {
+  fields: [StoredKeywordField, StoredKeywordField];
+}
+
+export interface StoredKeywordField extends Omit<KeywordFieldState, 'postings'> {
+  postings: StoredBytes;
 }
 
 /**
- * Decodes every stored posting once: each term's bytes must hold its count of documents, each
- * of them a document of the index (so in ascending order, by construction) with a count of at
- * least one, and end exactly where the next term's begin.
+ * As restoreKeywordIndex, with each field's postings left in the store: `prepare` reads the
+ * terms a query reaches, by range (a term's bytes in a field are contiguous), into an array as
+ * long as the stored postings whose untouched pages the system never commits, so memory holds
+ * the postings searched so far. A restore at 100,000 chunks would otherwise read 40 MB before
+ * its first answer.
  */
-function checkFieldState(field: KeywordFieldState, termCount: number, documentCount: number): void {
+export function openKeywordIndex(
+  ids: readonly string[],
+  state: StoredKeywordIndexState,
+): KeywordIndex {
+  const stored = state.fields.map((field) => field.postings);
+  if (
+    stored.length !== 2 ||
+    stored.some((bytes) => !Number.isSafeInteger(bytes.length) || bytes.length < 0)
+  )
+    throw new Error('Keyword index: a stored index needs two fields of postings');
+  const fields = state.fields.map((field) => ({
+    ...field,
+    postings: new Uint8Array(field.postings.length),
+  })) as [KeywordFieldState, KeywordFieldState];
+  const { terms: packed, dictionary } = state;
+  const terms = checkStoredTerms(packed, fields, ids.length);
+  return createKeywordIndexOver(ids, terms, fields, dictionary, {
+    checked: new Uint8Array(terms.length),
+    stored: stored as [StoredBytes, StoredBytes],
+  });
+}
+
+/** The stored terms, once they and the fields' shapes check out. */
+function checkStoredTerms(
+  packed: string,
+  fields: readonly KeywordFieldState[],
+  documentCount: number,
+): string[] {
+  if (packed !== '' && !packed.endsWith(TERM_END))
+    throw new Error('Keyword index: the stored terms do not end in a separator');
+  const terms = packed === '' ? [] : packed.slice(0, -TERM_END.length).split(TERM_END);
+  if (fields.length !== 2) throw new Error('Keyword index: a stored index needs two fields');
+  for (const field of fields) checkFieldShape(field, terms.length, documentCount);
+  return terms;
+}
+
+/** What can be checked without decoding: the arrays' kinds and lengths, and where terms start. */
+function checkFieldShape(field: KeywordFieldState, termCount: number, documentCount: number): void {
   const { starts, postings, lengths } = field;
   if (
     !(starts instanceof Int32Array) ||
@@ -246,47 +313,59 @@ function checkFieldState(field: KeywordFieldState, termCount: number, documentCo
     throw new Error('Keyword index: stored term starts do not cover the postings');
   if (lengths.length !== documentCount)
     throw new Error('Keyword index: stored field lengths differ from the documents');
-  // The varints are read inline, as in scoring: this loop is most of a restore's time. Past the
-  // end of the bytes a read gives undefined, which reads as a zero: where a term ends is checked.
-  let at = 0;
-  let byte = 0;
   for (let term = 0; term < termCount; term++) {
-    const end = starts[term + 1] as number;
-    if (end < at) throw new Error('Keyword index: stored term starts go backwards');
-    if (end === at) continue;
+    if ((starts[term + 1] as number) < (starts[term] as number))
+      throw new Error('Keyword index: stored term starts go backwards');
+  }
+}
+
+/**
+ * Decodes one term's stored postings in one field: its bytes must hold its count of documents,
+ * each of them a document of the index (so in ascending order, by construction) with a count
+ * of at least one, and end exactly where the next term's begin.
+ */
+function checkTermPostings(field: KeywordFieldState, term: number): void {
+  const { starts, postings, lengths } = field;
+  const documentCount = lengths.length;
+  let at = starts[term] as number;
+  const end = starts[term + 1] as number;
+  if (at === end) return;
+  // Read inline, as in scoring. Past the end of the bytes a read gives undefined, which reads
+  // as a zero: where the term ends is checked.
+  let byte = postings[at++] as number;
+  let count = byte & 0x7f;
+  for (let scale = 0x80; (byte & 0x80) !== 0; scale *= 0x80) {
     byte = postings[at++] as number;
-    let count = byte & 0x7f;
+    count += (byte & 0x7f) * scale;
+  }
+  if (count < 1 || count > documentCount)
+    throw new DamagedIndexError('Keyword index: a stored term holds no documents');
+  let doc = -1;
+  for (let posting = 0; posting < count; posting++) {
+    if (at >= end)
+      throw new DamagedIndexError(
+        'Keyword index: a stored term holds fewer postings than it counts',
+      );
+    byte = postings[at++] as number;
+    let gap = byte & 0x7f;
     for (let scale = 0x80; (byte & 0x80) !== 0; scale *= 0x80) {
       byte = postings[at++] as number;
-      count += (byte & 0x7f) * scale;
+      gap += (byte & 0x7f) * scale;
     }
-    if (count < 1 || count > documentCount)
-      throw new Error('Keyword index: a stored term holds no documents');
-    let doc = -1;
-    for (let posting = 0; posting < count; posting++) {
-      if (at >= end)
-        throw new Error('Keyword index: a stored term holds fewer postings than it counts');
+    doc += gap + 1;
+    byte = postings[at++] as number;
+    let frequency = byte & 0x7f;
+    for (let scale = 0x80; (byte & 0x80) !== 0; scale *= 0x80) {
       byte = postings[at++] as number;
-      let gap = byte & 0x7f;
-      for (let scale = 0x80; (byte & 0x80) !== 0; scale *= 0x80) {
-        byte = postings[at++] as number;
-        gap += (byte & 0x7f) * scale;
-      }
-      doc += gap + 1;
-      byte = postings[at++] as number;
-      let frequency = byte & 0x7f;
-      for (let scale = 0x80; (byte & 0x80) !== 0; scale *= 0x80) {
-        byte = postings[at++] as number;
-        frequency += (byte & 0x7f) * scale;
-      }
-      if (doc >= documentCount)
-        throw new Error('Keyword index: a stored posting names no document');
-      if (frequency < 1 || frequency > 0xffff)
-        throw new Error('Keyword index: a stored posting has no count');
+      frequency += (byte & 0x7f) * scale;
     }
-    if (at !== end)
-      throw new Error("Keyword index: a stored term's postings do not fill its bytes");
+    if (doc >= documentCount)
+      throw new DamagedIndexError('Keyword index: a stored posting names no document');
+    if (frequency < 1 || frequency > 0xffff)
+      throw new DamagedIndexError('Keyword index: a stored posting has no count');
   }
+  if (at !== end)
+    throw new DamagedIndexError("Keyword index: a stored term's postings do not fill its bytes");
 }
 
 /** Appends `value` (an unsigned integer) as an unsigned LEB128 varint; returns the new end. */
@@ -305,11 +384,38 @@ function varintLength(value: number): number {
   return value < 0x80 ? 1 : value < 0x4000 ? 2 : value < 0x200000 ? 3 : value < 0x10000000 ? 4 : 5;
 }
 
+/**
+ * Postings that came from a store: each term's are checked the first time a search reads them
+ * (`checked`: one flag per term). With `stored`, they are still there, and read by `prepare`.
+ */
+interface StoredPostings {
+  checked: Uint8Array;
+  stored: [StoredBytes, StoredBytes] | null;
+}
+
+/** Stored postings ranges closer than this are read as one. */
+const READ_GAP_BYTES = 16 * 1024;
+
+/** Query terms with how often each occurs (repeats count once more each, as in MiniSearch). */
+function countQueryTerms(query: string): Map<string, number> {
+  const occurrences = new Map<string, number>();
+  for (const token of tokenize(query)) {
+    const term = normalizeTerm(token);
+    if (term) occurrences.set(term, (occurrences.get(term) ?? 0) + 1);
+  }
+  return occurrences;
+}
+
+/** Expansions kept per query term: the dictionary never changes, and fuzzy matching is costly. */
+const EXPANSIONS_KEPT = 1024;
+
+/** With `fromStore`, the postings are a store's (see StoredPostings); without it, built here. */
 function createKeywordIndexOver(
   ids: readonly string[],
   terms: readonly string[],
   fieldStates: readonly [KeywordFieldState, KeywordFieldState],
   layout?: TermDictionaryLayout,
+  fromStore?: StoredPostings,
 ): KeywordIndex {
   const documentCount = ids.length;
   const fields = fieldStates.map((state, field): FieldPostings => ({
@@ -319,6 +425,48 @@ function createKeywordIndexOver(
   }));
   const dictionary = createTermDictionary(terms, layout);
   const pass = createScoringPass(documentCount);
+
+  const expansionsByTerm = new Map<string, Expansion[]>();
+
+  function expandOnce(term: string): Expansion[] {
+    let expansions = expansionsByTerm.get(term);
+    if (expansions === undefined) {
+      expansions = expand(term);
+      if (expansionsByTerm.size >= EXPANSIONS_KEPT) expansionsByTerm.clear();
+      expansionsByTerm.set(term, expansions);
+    }
+    return expansions;
+  }
+
+  /** Reads the given terms' stored postings (ascending ids) into the fields, then checks them. */
+  async function readTerms(stored: [StoredBytes, StoredBytes], termIds: readonly number[]) {
+    await Promise.all(
+      fieldStates.map(async (field, at) => {
+        const runs: Array<[number, number]> = [];
+        for (const termId of termIds) {
+          const start = field.starts[termId] as number;
+          const end = field.starts[termId + 1] as number;
+          if (start === end) continue;
+          const last = runs.at(-1);
+          if (last !== undefined && start - last[1] <= READ_GAP_BYTES) last[1] = end;
+          else runs.push([start, end]);
+        }
+        const bytes = await Promise.all(
+          runs.map(([start, end]) => (stored[at] as StoredBytes).read(start, end)),
+        ).catch((error: unknown) => {
+          throw new DamagedIndexError('Keyword index: stored postings could not be read', {
+            cause: error,
+          });
+        });
+        runs.forEach(([start, end], run) => {
+          const read = bytes[run] as Uint8Array;
+          if (read.length !== end - start)
+            throw new DamagedIndexError('Keyword index: stored postings read short');
+          field.postings.set(read, start);
+        });
+      }),
+    );
+  }
 
   function expand(term: string): Expansion[] {
     const expansions: Expansion[] = [];
@@ -346,25 +494,50 @@ function createKeywordIndexOver(
     return expansions;
   }
 
+  /** Checks a stored term's postings in both fields, once. */
+  function checkTerm(termId: number): void {
+    if (fromStore === undefined || fromStore.checked[termId] === 1) return;
+    for (const field of fieldStates) {
+      if (termId + 1 < field.starts.length) checkTermPostings(field, termId);
+    }
+    fromStore.checked[termId] = 1;
+  }
+
   return {
     size: documentCount,
-    exportState: () => ({
-      terms: packTerms(terms),
-      fields: [...fieldStates],
-      dictionary: dictionary.exportLayout(),
-    }),
-    search(query, limit) {
-      // Repeated query terms count once more each, as MiniSearch's OR of per-term results does.
-      const occurrences = new Map<string, number>();
-      for (const token of tokenize(query)) {
-        const term = normalizeTerm(token);
-        if (term) occurrences.set(term, (occurrences.get(term) ?? 0) + 1);
+    exportState: () => {
+      if (fromStore?.stored != null)
+        throw new Error('Keyword index: an opened index holds only the postings searched so far');
+      return {
+        terms: packTerms(terms),
+        fields: [...fieldStates],
+        dictionary: dictionary.exportLayout(),
+      };
+    },
+    async prepare(query) {
+      if (fromStore?.stored == null) return;
+      const { checked, stored } = fromStore;
+      const needed = new Set<number>();
+      for (const term of countQueryTerms(query).keys()) {
+        for (const { termId } of expandOnce(term)) if (checked[termId] === 0) needed.add(termId);
       }
+      if (needed.size === 0) return;
+      const termIds = [...needed].sort((a, b) => a - b);
+      await readTerms(stored, termIds);
+      for (const termId of termIds) checkTerm(termId);
+    },
+    search(query, limit) {
+      const occurrences = countQueryTerms(query);
       if (occurrences.size === 0 || limit <= 0 || documentCount === 0) return [];
       beginPass(pass);
       let queryTermIndex = 0;
       for (const [term, count] of occurrences) {
-        for (const { termId, weight } of expand(term)) {
+        for (const { termId, weight } of expandOnce(term)) {
+          if (fromStore !== undefined && fromStore.checked[termId] === 0) {
+            if (fromStore.stored !== null)
+              throw new Error('Keyword index: searched before its postings were read');
+            checkTerm(termId);
+          }
           for (const field of fields)
             accumulateTerm(field, termId, weight * count, queryTermIndex, pass);
         }
@@ -378,6 +551,7 @@ function createKeywordIndexOver(
       return Array.from(selectTopRows(scores, limit, candidates), (doc) => ({
         id: ids[doc] as string,
         score: scores[doc] as number,
+        row: doc,
       }));
     },
   };

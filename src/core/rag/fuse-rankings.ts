@@ -8,11 +8,14 @@ export const RRF_K = 60;
  * scores (BM25, cosine) combine by rank alone. Ties keep the order of first appearance.
  */
 export function fuseRankings(rankings: ReadonlyArray<readonly RankedId[]>, k = RRF_K): RankedId[] {
-  const scores = new Map<string, number>();
+  const fused = new Map<string, RankedId>();
   for (const ranking of rankings) {
     ranking.forEach((entry, index) => {
-      scores.set(entry.id, (scores.get(entry.id) ?? 0) + 1 / (k + index + 1));
+      const score = 1 / (k + index + 1);
+      const seen = fused.get(entry.id);
+      if (seen === undefined) fused.set(entry.id, { id: entry.id, score, row: entry.row });
+      else seen.score += score;
     });
   }
-  return [...scores].map(([id, score]) => ({ id, score })).sort((a, b) => b.score - a.score);
+  return [...fused.values()].sort((a, b) => b.score - a.score);
 }

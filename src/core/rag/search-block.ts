@@ -6,18 +6,25 @@
  * `createHybridRetriever` builds from the chunks, ranking exactly as it does.
  */
 import type { FileId } from '../model';
-import type { FileSearchBlock, ProjectSearchSnapshot, SearchBlockField, TextChunk } from '../ports';
+import type {
+  FileSearchBlock,
+  OpenedProjectSnapshot,
+  ProjectSearchSnapshot,
+  SearchBlockField,
+  TextChunk,
+} from '../ports';
 import {
   countTerms,
   createKeywordIndexFromSegments,
   createKeywordSegment,
   KEYWORD_SEGMENT_FORMAT,
+  openKeywordIndex,
   restoreKeywordIndex,
   TERM_END,
   type KeywordIndex,
   type KeywordSegment,
 } from './bm25-index';
-import { createHybridRetrieverOver, type HybridRetriever } from './retrieve';
+import { createHybridRetrieverOver, listChunks, type HybridRetriever } from './retrieve';
 import {
   createVectorIndex,
   restoreVectorIndex,
@@ -160,13 +167,17 @@ export interface BlockRetriever {
   chunkCount: number;
   /** Some chunk has a vector (of any model). */
   hasAnyVector: boolean;
-  /** The index as one snapshot to store (the keyword arrays are the index's own). */
-  exportSnapshot(): ProjectSearchSnapshot;
   /**
    * Readies the fastest vector scan where an index restored from a snapshot still scans its
    * rows where they were read (see VectorIndex.prepareScan): work for after an answer.
    */
   prepareScan(): void;
+}
+
+/** An index joined from blocks, which can be stored as the project's snapshot. */
+export interface JoinedRetriever extends BlockRetriever {
+  /** The index as one snapshot to store (the keyword arrays are the index's own). */
+  exportSnapshot(): ProjectSearchSnapshot;
 }
 
 /**
@@ -177,27 +188,34 @@ export function createRetrieverFromBlocks(
   blocks: readonly FileSearchBlock[],
   embeddingModel: string | null,
   vectorOptions: VectorIndexOptions = {},
-): BlockRetriever {
+): JoinedRetriever {
   const chunks: IndexedChunk[] = [];
   const segments: KeywordSegment[] = [];
   const vectors: VectorEntry[] = [];
+  const vectorPositions: number[] = [];
   for (const block of blocks) {
     const { chunkIds, locations } = block;
     segments.push({ ids: chunkIds, ...block.keywords });
     const { models, rowModels, offsets, values } = block.vectors;
     const wanted = embeddingModel === null ? -1 : models.indexOf(embeddingModel);
     chunkIds.forEach((id, row) => {
-      chunks.push({ id, fileId: block.fileId, location: locations[row] as string });
       const model = rowModels[row] as number;
-      if (wanted !== -1 && model === wanted)
+      if (wanted !== -1 && model === wanted) {
         vectors.push({ id, vector: values.subarray(offsets[row], offsets[row + 1]) });
+        vectorPositions.push(chunks.length);
+      }
+      chunks.push({ id, fileId: block.fileId, location: locations[row] as string });
     });
   }
   const keywordIndex = createKeywordIndexFromSegments(segments);
   const vectorIndex = createVectorIndex(vectors, vectorOptions);
   const anyVector = hasAnyVector(blocks);
   return {
-    retriever: createHybridRetrieverOver(chunks, keywordIndex, vectorIndex),
+    retriever: createHybridRetrieverOver(
+      listChunks(chunks, vectorPositions),
+      keywordIndex,
+      vectorIndex,
+    ),
     chunkCount: chunks.length,
     hasAnyVector: anyVector,
     exportSnapshot: () =>
@@ -244,11 +262,14 @@ function exportSnapshot(
 /**
  * The index a snapshot was exported from, without joining blocks: the postings and rows are
  * used as stored. Throws when the snapshot is of another format or its arrays disagree, so a
- * damaged store is rebuilt from the blocks instead of ranked from.
+ * damaged store is rebuilt from the blocks instead of ranked from. A term's postings are
+ * checked when a search first reads them: damaged, `retrieve` (or, for a snapshot opened with
+ * its postings still in the store, `prepare`) throws DamagedIndexError.
  */
-export function restoreRetrieverFromSnapshot(snapshot: ProjectSearchSnapshot): BlockRetriever {
-  const { format, fileIds, fileNames, chunkIds, chunkFiles, locations, keywords, vectors } =
-    snapshot;
+export function restoreRetrieverFromSnapshot(
+  snapshot: ProjectSearchSnapshot | OpenedProjectSnapshot,
+): BlockRetriever {
+  const { format, fileIds, fileNames, chunkIds, chunkFiles, locations, vectors } = snapshot;
   if (format !== SEARCH_SNAPSHOT_FORMAT) throw new Error('Search snapshot: another format');
   const count = chunkIds.length;
   if (
@@ -257,24 +278,41 @@ export function restoreRetrieverFromSnapshot(snapshot: ProjectSearchSnapshot): B
     locations.length !== count
   )
     throw new Error('Search snapshot: its lists differ in length');
-  const chunks: IndexedChunk[] = new Array<IndexedChunk>(count);
-  for (let at = 0; at < count; at++) {
-    const fileId = fileIds[chunkFiles[at] as number];
-    if (fileId === undefined) throw new Error('Search snapshot: a chunk names no file');
-    chunks[at] = { id: chunkIds[at] as string, fileId, location: locations[at] as string };
+  const fileCount = fileIds.length;
+  for (const file of chunkFiles) {
+    if (file >= fileCount) throw new Error('Search snapshot: a chunk names no file');
   }
   const vectorIds = Array.from(vectors.rows, (row) => {
     const id = chunkIds[row];
     if (id === undefined) throw new Error('Search snapshot: a vector row names no chunk');
     return id;
   });
-  const keywordIndex = restoreKeywordIndex(chunkIds, keywords);
+  const keywordIndex = isOpened(snapshot)
+    ? openKeywordIndex(chunkIds, snapshot.keywords)
+    : restoreKeywordIndex(chunkIds, snapshot.keywords);
   const vectorIndex = restoreVectorIndex(vectorIds, vectors);
   return {
-    retriever: createHybridRetrieverOver(chunks, keywordIndex, vectorIndex),
+    // A chunk's record is made when a search returns it.
+    retriever: createHybridRetrieverOver(
+      {
+        at: (position) => ({
+          id: chunkIds[position] as string,
+          fileId: fileIds[chunkFiles[position] as number] as FileId,
+          location: locations[position] as string,
+        }),
+        positionOfVectorRow: (row) => vectors.rows[row] as number,
+      },
+      keywordIndex,
+      vectorIndex,
+    ),
     chunkCount: count,
     hasAnyVector: snapshot.hasAnyVector,
-    exportSnapshot: () => snapshot,
     prepareScan: () => vectorIndex.prepareScan(),
   };
+}
+
+function isOpened(
+  snapshot: ProjectSearchSnapshot | OpenedProjectSnapshot,
+): snapshot is OpenedProjectSnapshot {
+  return !(snapshot.keywords.fields[0].postings instanceof Uint8Array);
 }

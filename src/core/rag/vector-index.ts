@@ -22,7 +22,11 @@ export interface VectorIndex {
   /** Bytes the matrix (and, for 8-bit rows, the per-row scales) holds. */
   readonly matrixBytes: number;
   readonly scan: VectorScan;
-  /** The ids of the closest rows, best first. */
+  /**
+   * The ids of the closest rows, best first. Each `row` is the entry's position in the list the
+   * index was built from (entries of another length than the first are not rows; restored: the
+   * row).
+   */
   search(query: Float32Array, limit: number): RankedId[];
   /**
    * Moves the rows into the SIMD kernel's memory if they are not there yet. A restored index
@@ -268,17 +272,33 @@ export function createVectorIndex(
   options: VectorIndexOptions = {},
 ): VectorIndex {
   const dimensions = entries[0]?.vector.length ?? 0;
-  const usable = entries.filter((entry) => entry.vector.length === dimensions);
-  return createVectorIndexOver(
-    usable.map((entry) => entry.id),
+  const usable: number[] = [];
+  entries.forEach((entry, at) => {
+    if (entry.vector.length === dimensions) usable.push(at);
+  });
+  const index = createVectorIndexOver(
+    usable.map((at) => (entries[at] as VectorEntry).id),
     dimensions,
     options.isInt8 === true,
     options.useSimd,
     fillFromVectors(
-      usable.map((entry) => entry.vector),
+      usable.map((at) => (entries[at] as VectorEntry).vector),
       dimensions,
     ),
   );
+  if (usable.length === entries.length) return index;
+  // Rows were left out: a hit's row is still its entry's position in `entries`.
+  return {
+    ...index,
+    get matrixBytes() {
+      return index.matrixBytes;
+    },
+    get scan() {
+      return index.scan;
+    },
+    search: (query, limit) =>
+      index.search(query, limit).map((entry) => ({ ...entry, row: usable[entry.row] as number })),
+  };
 }
 
 /**
@@ -369,6 +389,7 @@ function vectorIndexOver(
       return Array.from(selectTopRows(scores, limit), (row) => ({
         id: ids[row] as string,
         score: scores[row] as number,
+        row,
       }));
     },
   };

@@ -11,7 +11,9 @@
  * has it rebuilt from its chunks and stored, and the joined index is stored as the new snapshot
  * after the search answers. So a large project opens from one row of packed arrays, and no
  * chunk is tokenized twice. Memory holds what ranking needs (ids, locations, postings,
- * vectors); the text of the hits is read when they are returned. With `watchWrites` the joined
+ * vectors): a snapshot's postings stay in its stored Blob until a search reads its terms' (a
+ * term found damaged then has the index joined from the blocks and the snapshot replaced), and
+ * the text of the hits is read when they are returned. With `watchWrites` the joined
  * index is kept for the most recent projects and dropped on any write to files or chunks
  * (ingest, embedding, deletion, backup import: in any tab or worker). Without it, every search
  * joins the blocks afresh.
@@ -34,6 +36,7 @@ import type {
 import {
   buildFileSearchBlock,
   createRetrieverFromBlocks,
+  DamagedIndexError,
   DEFAULT_TOP_K,
   hasAnyVector,
   isSearchBlockUsable,
@@ -41,6 +44,7 @@ import {
   restoreRetrieverFromSnapshot,
   SEARCH_SNAPSHOT_FORMAT,
   type BlockRetriever,
+  type JoinedRetriever,
 } from '../../core/rag';
 
 /** From this many chunks the vectors are held as 8-bit rows (384 floats × 20,000 = 30 MB). */
@@ -110,7 +114,7 @@ export function createProjectSearch(deps: ProjectSearchDeps): ProjectSearch {
 
   /**
    * The stored snapshot's index, if it was joined from these files for the current model. Its
-   * arrays (161 MB at 100k chunks) are read only once its row says it will be used.
+   * arrays (44 MB at 100k chunks, the postings left in the store) are read only once its row says it will be used.
    */
   async function restoreSnapshot(
     stored: StoredProjectSnapshot,
@@ -126,7 +130,8 @@ export function createProjectSearch(deps: ProjectSearchDeps): ProjectSearch {
     const embedder = stored.head.hasAnyVector ? await loadEmbedderOrNull() : null;
     const modelId = embedder?.modelId ?? null;
     if (modelId !== stored.head.modelId) return null;
-    const snapshot = await stored.read();
+    // Its postings stay in the store: each search reads its terms' (see prepare).
+    const snapshot = await stored.open();
     if (snapshot === null) return null;
     try {
       return { ...restoreRetrieverFromSnapshot(snapshot), modelId, files: new Map() };
@@ -136,7 +141,8 @@ export function createProjectSearch(deps: ProjectSearchDeps): ProjectSearch {
     }
   }
 
-  async function buildIndex(projectId: ProjectId): Promise<ProjectIndex> {
+  /** With `isSnapshotUsable` false, the stored snapshot is joined again and replaced. */
+  async function buildIndex(projectId: ProjectId, isSnapshotUsable = true): Promise<ProjectIndex> {
     // The generation is read before any block: a write of the project's chunks after it
     // refuses the snapshot this build stores. The snapshot is checked against the files' ids
     // and names alone (an index's keys): their rows are read only to join the blocks.
@@ -144,7 +150,7 @@ export function createProjectSearch(deps: ProjectSearchDeps): ProjectSearch {
       deps.searchBlocks.readSnapshot(projectId),
       deps.files.listNamesByProject(projectId),
     ]);
-    if (stored.snapshot !== null) {
+    if (stored.snapshot !== null && isSnapshotUsable) {
       const restored = await restoreSnapshot(stored.snapshot, names);
       if (restored !== null) return restored;
     }
@@ -161,7 +167,7 @@ export function createProjectSearch(deps: ProjectSearchDeps): ProjectSearch {
     projectId: ProjectId,
     files: readonly FileInfo[],
     fileById: Map<FileId, FileInfo>,
-  ): Promise<ProjectIndex> {
+  ): Promise<ProjectIndex & Pick<JoinedRetriever, 'exportSnapshot'>> {
     let blocks = await loadBlocks(files, projectId);
     // Loading a model is costly: only when some chunk has a vector to compare against.
     const embedder = hasAnyVector(blocks) ? await loadEmbedderOrNull() : null;
@@ -170,7 +176,7 @@ export function createProjectSearch(deps: ProjectSearchDeps): ProjectSearch {
       createRetrieverFromBlocks(blocks, modelId, {
         isInt8: blocks.reduce((total, block) => total + block.chunkIds.length, 0) >= INT8_FROM_CHUNKS,
       });
-    let index: BlockRetriever;
+    let index: JoinedRetriever;
     try {
       index = build();
     } catch {
@@ -200,24 +206,53 @@ export function createProjectSearch(deps: ProjectSearchDeps): ProjectSearch {
     return deps.loadEmbedder().catch(() => null);
   }
 
+  /** The index to search, current for the chosen embedding model, and that model. */
+  async function openIndex(
+    projectId: ProjectId,
+  ): Promise<{ index: ProjectIndex; embedder: Embedder | null }> {
+    let index = await cache.get(projectId, () => buildIndex(projectId));
+    let embedder = index.hasAnyVector ? await loadEmbedderOrNull() : null;
+    // The chosen model changed (or loaded, or failed) since the index was built.
+    if ((embedder?.modelId ?? null) !== index.modelId) {
+      index = await cache.rebuild(projectId, () => buildIndex(projectId));
+      embedder = index.hasAnyVector ? await loadEmbedderOrNull() : null;
+    }
+    return { index, embedder };
+  }
+
+  async function rank(
+    index: ProjectIndex,
+    embedder: Embedder | null,
+    queries: readonly string[],
+    signal: AbortSignal,
+  ) {
+    const { retriever } = index;
+    const [queryVectors] = await Promise.all([
+      embedder !== null && embedder.modelId === index.modelId && retriever.hasVectors
+        ? embedder.embed(queries, 'query', signal)
+        : null,
+      retriever.prepare(queries),
+    ]);
+    return retriever.retrieve(queries, queryVectors, {
+      topK: deps.topK ?? DEFAULT_TOP_K,
+      perFileCap: deps.perFileCap ?? PER_FILE_CAP,
+    });
+  }
+
   return {
     async search(projectId, queries, signal) {
-      let index = await cache.get(projectId, () => buildIndex(projectId));
-      let embedder = index.hasAnyVector ? await loadEmbedderOrNull() : null;
-      // The chosen model changed (or loaded, or failed) since the index was built.
-      if ((embedder?.modelId ?? null) !== index.modelId) {
-        index = await cache.rebuild(projectId, () => buildIndex(projectId));
+      let { index, embedder } = await openIndex(projectId);
+      let result;
+      try {
+        result = await rank(index, embedder, queries, signal);
+      } catch (error) {
+        if (!(error instanceof DamagedIndexError)) throw error;
+        // Postings of the stored snapshot that a search found damaged as it first read them:
+        // the index is joined from the blocks, and the snapshot replaced.
+        index = await cache.rebuild(projectId, () => buildIndex(projectId, false));
         embedder = index.hasAnyVector ? await loadEmbedderOrNull() : null;
+        result = await rank(index, embedder, queries, signal);
       }
-      const { retriever } = index;
-      const queryVectors =
-        embedder !== null && embedder.modelId === index.modelId && retriever.hasVectors
-          ? await embedder.embed(queries, 'query', signal)
-          : null;
-      const result = retriever.retrieve(queries, queryVectors, {
-        topK: deps.topK ?? DEFAULT_TOP_K,
-        perFileCap: deps.perFileCap ?? PER_FILE_CAP,
-      });
       const [stored] = await Promise.all([
         deps.chunks.getMany(result.hits.map(({ chunk }) => chunk.id)),
         readHitFiles(index, projectId, result.hits),

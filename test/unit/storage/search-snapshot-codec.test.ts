@@ -4,6 +4,8 @@ import type { ProjectSearchSnapshot } from '../../../src/core/ports';
 import {
   decodeSearchSnapshot,
   encodeSearchSnapshot,
+  openSearchSnapshot,
+  type StoredSearchSnapshot,
 } from '../../../src/storage/search-snapshot-codec';
 
 function buildSnapshot(isInt8: boolean): ProjectSearchSnapshot {
@@ -78,5 +80,67 @@ describe('stored search snapshots', () => {
     }
     expect(await decodeSearchSnapshot({ junk: true })).toBeNull();
     expect(await decodeSearchSnapshot(null)).toBeNull();
+  });
+});
+
+/** The same parts laid out in the Blob in reverse order, as another version might have. */
+async function reverseLayout(stored: StoredSearchSnapshot): Promise<StoredSearchSnapshot> {
+  const bytes = new Uint8Array(await stored.data.arrayBuffer());
+  const entries = Object.entries(stored.parts).sort(([, a], [, b]) => (b?.offset ?? 0) - (a?.offset ?? 0));
+  const pieces: Array<Uint8Array<ArrayBuffer>> = [];
+  const parts: StoredSearchSnapshot['parts'] = {};
+  let offset = 0;
+  for (const [name, part] of entries) {
+    if (part === undefined) continue;
+    const size = part.kind === 'text' || part.kind === 'json' ? part.length : part.length * { i8: 1, u8: 1, u16: 2, i32: 4, u32: 4, f32: 4 }[part.kind];
+    const padding = (8 - (offset % 8)) % 8;
+    pieces.push(new Uint8Array(padding), bytes.slice(part.offset, part.offset + size));
+    offset += padding;
+    parts[name as keyof StoredSearchSnapshot['parts']] = { ...part, offset };
+    offset += size;
+  }
+  return { ...stored, parts, data: new Blob(pieces) };
+}
+
+describe('stored search snapshots opened for a search', () => {
+  it('hold everything as read does but the postings, which read by range, also from another layout', async () => {
+    for (const isInt8 of [true, false]) {
+      const snapshot = buildSnapshot(isInt8);
+      const encoded = structuredClone(encodeSearchSnapshot(snapshot));
+      for (const stored of [encoded, await reverseLayout(encoded)]) {
+        expect(await decodeSearchSnapshot(stored)).toEqual(snapshot);
+        const opened = await openSearchSnapshot(stored);
+        if (opened === null) throw new Error('expected the snapshot to open');
+        const { keywords, ...rest } = opened;
+        const { keywords: expectedKeywords, ...expectedRest } = snapshot;
+        expect(rest).toEqual(expectedRest);
+        expect({ ...keywords, fields: null }).toEqual({ ...expectedKeywords, fields: null });
+        for (const [at, field] of keywords.fields.entries()) {
+          const expected = expectedKeywords.fields[at];
+          if (expected === undefined) throw new Error('expected two fields');
+          expect([field.starts, field.lengths]).toEqual([expected.starts, expected.lengths]);
+          expect(field.postings.length).toBe(expected.postings.length);
+          expect(await field.postings.read(0, field.postings.length)).toEqual(expected.postings);
+          expect(await field.postings.read(3, 6)).toEqual(expected.postings.slice(3, 6));
+          await expect(field.postings.read(0, field.postings.length + 1)).rejects.toThrow(RangeError);
+          await expect(field.postings.read(2, 1)).rejects.toThrow(RangeError);
+        }
+      }
+    }
+  });
+
+  it('open as nothing when the postings are missing, of another kind or past the bytes', async () => {
+    const broken: Array<[string, (stored: StoredSearchSnapshot) => void]> = [
+      ['no postings', (stored) => delete stored.parts['title.postings']],
+      ['postings of another kind', (stored) => (stored.parts['text.postings'] = { kind: 'i8', offset: 0, length: 1 })],
+      ['postings past the end', (stored) => (stored.parts['text.postings'] = { kind: 'u8', offset: 0, length: 1e6 })],
+      ['no vectors part', (stored) => delete stored.parts['vectors.values']],
+    ];
+    for (const [label, breakIt] of broken) {
+      const stored = encodeSearchSnapshot(buildSnapshot(true));
+      breakIt(stored);
+      expect({ label, snapshot: await openSearchSnapshot(stored) }).toEqual({ label, snapshot: null });
+    }
+    expect(await openSearchSnapshot({ junk: true })).toBeNull();
   });
 });

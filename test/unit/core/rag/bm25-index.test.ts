@@ -1,11 +1,16 @@
 import fc from 'fast-check';
 import MiniSearch from 'minisearch';
 import { describe, expect, it } from 'vitest';
+import type { StoredBytes } from '../../../../src/core/ports';
 import {
   createKeywordIndex,
+  DamagedIndexError,
   normalizeTerm,
+  openKeywordIndex,
   restoreKeywordIndex,
   type KeywordDocument,
+  type KeywordIndexState,
+  type StoredKeywordIndexState,
 } from '../../../../src/core/rag';
 
 /** MiniSearch configured as the keyword index used to be: the reference for its scores. */
@@ -110,5 +115,84 @@ describe('createKeywordIndex', () => {
         { id: 'same', text: 'b', title: 'b' },
       ]),
     ).toThrow(/duplicate document id/);
+  });
+});
+
+/** Postings kept apart as a store keeps them: every range read is recorded. */
+function leaveInStore(state: KeywordIndexState, fail?: () => Error | null) {
+  const reads: Array<[number, number]> = [];
+  const stored = (postings: Uint8Array): StoredBytes => ({
+    length: postings.length,
+    read: (start, end) => {
+      const error = fail?.() ?? null;
+      if (error !== null) return Promise.reject(error);
+      reads.push([start, end]);
+      return Promise.resolve(postings.slice(start, end));
+    },
+  });
+  const [text, title] = state.fields;
+  const opened: StoredKeywordIndexState = {
+    ...state,
+    fields: [
+      { ...text, postings: stored(text.postings) },
+      { ...title, postings: stored(title.postings) },
+    ],
+  };
+  const bytesRead = () => reads.reduce((total, [start, end]) => total + end - start, 0);
+  return { opened, reads, bytesRead };
+}
+
+describe('a keyword index opened with its postings in the store', () => {
+  it('ranks every query exactly as the index it was stored from, once prepared for it', async () => {
+    await fc.assert(
+      fc.asyncProperty(documents, fc.array(phrase(4), { minLength: 1, maxLength: 4 }), async (docs, queries) => {
+        const index = createKeywordIndex(docs);
+        const { opened } = leaveInStore(structuredClone(index.exportState()));
+        const reopened = openKeywordIndex(docs.map((doc) => doc.id), opened);
+        for (const query of queries) {
+          await reopened.prepare(query);
+          expect(reopened.search(query, 10)).toEqual(index.search(query, 10));
+        }
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it("reads only the terms a query reaches, each once, and refuses to search what it has not read", async () => {
+    const docs = Array.from({ length: 2_000 }, (_, at): KeywordDocument => ({
+      id: `c${at}`,
+      text: `common${at % 5} word${at} ${at % 97 === 0 ? 'needle' : ''}`,
+      title: `file${at % 13}.md`,
+    }));
+    const index = createKeywordIndex(docs);
+    const state = index.exportState();
+    const total = state.fields[0].postings.length + state.fields[1].postings.length;
+    const { opened, reads, bytesRead } = leaveInStore(state);
+    const reopened = openKeywordIndex(docs.map((doc) => doc.id), opened);
+    expect(() => reopened.search('needle', 5)).toThrow(/before its postings were read/);
+    await reopened.prepare('needle');
+    expect(reopened.search('needle', 30)).toEqual(index.search('needle', 30));
+    expect(bytesRead()).toBeGreaterThan(0);
+    expect(bytesRead()).toBeLessThan(total / 20);
+    const readsSoFar = reads.length;
+    await reopened.prepare('needle');
+    expect(reads.length).toBe(readsSoFar);
+    expect(() => reopened.exportState()).toThrow(/only the postings searched so far/);
+  });
+
+  it('rejects with DamagedIndexError when the store cannot give the postings or they do not check out', async () => {
+    const docs = Array.from({ length: 50 }, (_, at): KeywordDocument => ({ id: `c${at}`, text: `alpha beta${at}`, title: 'a.md' }));
+    const state = createKeywordIndex(docs).exportState();
+    const unreadable = leaveInStore(structuredClone(state), () => new DOMException('gone', 'NotReadableError'));
+    const cannotRead = openKeywordIndex(docs.map((doc) => doc.id), unreadable.opened);
+    await expect(cannotRead.prepare('alpha')).rejects.toBeInstanceOf(DamagedIndexError);
+    const garbled = structuredClone(state);
+    garbled.fields[0].postings.fill(0xff);
+    const damaged = openKeywordIndex(docs.map((doc) => doc.id), leaveInStore(garbled).opened);
+    await expect(damaged.prepare('alpha')).rejects.toBeInstanceOf(DamagedIndexError);
+    // Where the terms start is checked as it opens, before any read.
+    const cut = structuredClone(state);
+    cut.fields[0].starts.reverse();
+    expect(() => openKeywordIndex(docs.map((doc) => doc.id), leaveInStore(cut).opened)).toThrow(/term starts/);
   });
 });

@@ -35,15 +35,19 @@ describe('fuseRankings', () => {
   it('ranks an id found high in both lists above ids found in only one', () => {
     const fused = fuseRankings([
       [
-        { id: 'a', score: 9 },
-        { id: 'b', score: 5 },
+        { id: 'a', score: 9, row: 0 },
+        { id: 'b', score: 5, row: 1 },
       ],
       [
-        { id: 'c', score: 0.9 },
-        { id: 'b', score: 0.8 },
+        { id: 'c', score: 0.9, row: 2 },
+        { id: 'b', score: 0.8, row: 1 },
       ],
     ]);
-    expect(fused.map((entry) => entry.id)).toEqual(['b', 'a', 'c']);
+    expect(fused.map((entry) => [entry.id, entry.row])).toEqual([
+      ['b', 1],
+      ['a', 0],
+      ['c', 2],
+    ]);
     expect(fused[0]?.score).toBeCloseTo(1 / 62 + 1 / 62);
   });
 });
@@ -61,6 +65,19 @@ describe('createVectorIndex', () => {
       'y',
     ]);
     expect(index.search(Float32Array.from([1, 0]), 1)[0]?.score).toBeCloseTo(1);
+  });
+
+  it("names each hit by its entry's position, also past an entry of another length left out", () => {
+    const index = createVectorIndex([
+      { id: 'x', vector: Float32Array.from([1, 0]) },
+      { id: 'short', vector: Float32Array.from([1]) },
+      { id: 'y', vector: Float32Array.from([0, 1]) },
+    ]);
+    expect(index.size).toBe(2);
+    expect(index.search(Float32Array.from([0.1, 1]), 3).map((hit) => [hit.id, hit.row])).toEqual([
+      ['y', 2],
+      ['x', 0],
+    ]);
   });
 });
 
@@ -95,6 +112,20 @@ describe('createHybridRetriever', () => {
     const result = retriever.retrieve(['car'], [Float32Array.from([1, 0.1])]);
     expect(result.mode).toBe('hybrid');
     expect(result.hits[0]?.chunk.id).toBe('sem');
+  });
+
+  it('returns the chunk a vector belongs to where chunks without one, or of another model, come first', () => {
+    const chunks = [
+      chunk('none', 'f1', 'plain words', null, null),
+      chunk('other-model', 'f1', 'more words', [1, 0], 'old'),
+      chunk('north', 'f3', 'heading up', [0, 1], 'm'),
+      chunk('short', 'f2', 'short vector', [1], 'm'),
+      chunk('east', 'f4', 'heading right', [1, 0], 'm'),
+    ];
+    const retriever = createHybridRetriever(chunks, 'm');
+    const hits = retriever.retrieve(['zzz'], [Float32Array.from([1, 0.05])]).hits;
+    expect(hits.map((hit) => hit.chunk.id)).toEqual(['east', 'north']);
+    expect(hits.map((hit) => hit.chunk.fileId)).toEqual(['f4', 'f3']);
   });
 
   it('fuses several queries into one ranking', () => {

@@ -40,6 +40,10 @@ function countBlockReads(store: SearchBlockStore) {
           reads.snapshots++;
           return snapshot.read();
         },
+        open: () => {
+          reads.snapshots++;
+          return snapshot.open();
+        },
       };
       return { generation, snapshot: counted };
     },
@@ -370,7 +374,17 @@ describe('stored search snapshots', () => {
   it('are joined again from the blocks and replaced when damaged or unreadable', async () => {
     const { stores, expected } = await createSnapshotted();
     type Row = NonNullable<Awaited<ReturnType<typeof readSnapshotRow>>>;
+    // Postings that keep their shape but not their sense: found as a search first reads them.
+    const stored = (await readSnapshotRow(stores))?.snapshot;
+    const postings = stored?.parts['text.postings'];
+    if (stored === undefined || stored === null || postings === undefined) throw new Error('expected a snapshot');
+    const bytes = new Uint8Array(await stored.data.arrayBuffer());
+    bytes.fill(0xff, postings.offset, postings.offset + postings.length);
+    const garbled = new Blob([bytes]);
     const damage: Array<(row: Row) => void> = [
+      (row) => {
+        if (row.snapshot !== null) row.snapshot.data = garbled;
+      },
       // Arrays that disagree: a posting of a chunk the project does not have.
       (row) => {
         if (row.snapshot === null) return;
