@@ -114,7 +114,10 @@ export function createProjectSearch(deps: ProjectSearchDeps): ProjectSearch {
 
   /**
    * The stored snapshot's index, if it was joined from these files for the current model. Its
-   * arrays (44 MB at 100k chunks, the postings left in the store) are read only once its row says it will be used.
+   * arrays (44 MB at 100k chunks, the postings left in the store) are read only once its row
+   * names these files, and while the embedding model loads (seconds on a first search, against
+   * about 300 ms for that read): when the model turns out to be another, the bytes read go
+   * unused and the blocks are joined.
    */
   async function restoreSnapshot(
     stored: StoredProjectSnapshot,
@@ -127,12 +130,13 @@ export function createProjectSearch(deps: ProjectSearchDeps): ProjectSearch {
       files.some((file, at) => file.id !== fileIds[at] || file.name !== fileNames[at])
     )
       return null;
-    const embedder = stored.head.hasAnyVector ? await loadEmbedderOrNull() : null;
-    const modelId = embedder?.modelId ?? null;
-    if (modelId !== stored.head.modelId) return null;
     // Its postings stay in the store: each search reads its terms' (see prepare).
-    const snapshot = await stored.open();
-    if (snapshot === null) return null;
+    const [embedder, snapshot] = await Promise.all([
+      stored.head.hasAnyVector ? loadEmbedderOrNull() : null,
+      stored.open(),
+    ]);
+    const modelId = embedder?.modelId ?? null;
+    if (modelId !== stored.head.modelId || snapshot === null) return null;
     try {
       return { ...restoreRetrieverFromSnapshot(snapshot), modelId, files: new Map() };
     } catch {

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { FileId } from '../../../../src/core/model';
 import type { Embedder, FileStore, SearchBlockStore } from '../../../../src/core/ports';
 import { buildFileSearchBlock } from '../../../../src/core/rag';
@@ -327,7 +327,25 @@ describe('stored search snapshots', () => {
     const other: Embedder = { ...tiny, modelId: 'another-model', embed: tiny.embed.bind(tiny) };
     const switched = reopen(stores, undefined, () => Promise.resolve(other));
     expect((await switched.search.search(PROJECT, ['release date'], signal)).mode).toBe('keyword');
-    expect(switched.reads).toEqual({ joins: 1, fileChunks: 0, snapshots: 0 });
+    // Its arrays were read while the model loaded, then left unused.
+    expect(switched.reads).toEqual({ joins: 1, fileChunks: 0, snapshots: 1 });
+  });
+
+  it('are read while the embedding model loads, not after it', async () => {
+    const tiny = await loadTinyEmbedder();
+    const { stores } = await createWatchedSearch(() => Promise.resolve(tiny));
+    await embedProject(stores, tiny);
+    const background = collectBackground();
+    const expected = await reopen(stores, background, () => Promise.resolve(tiny)).search.search(PROJECT, QUERIES[0] ?? [], signal);
+    expect(await background.settle()).toEqual([true]);
+    let release: (embedder: Embedder) => void = () => undefined;
+    const model = new Promise<Embedder>((resolve) => (release = resolve));
+    const waiting = reopen(stores, undefined, () => model);
+    const answer = waiting.search.search(PROJECT, QUERIES[0] ?? [], signal);
+    await vi.waitFor(() => expect(waiting.reads.snapshots).toBe(1));
+    release(tiny);
+    expect(await answer).toEqual(expected);
+    expect(waiting.reads).toEqual({ joins: 0, fileChunks: 0, snapshots: 1 });
   });
 
   it('are dropped by any write of the project\'s chunks, and joined again from the blocks', async () => {
