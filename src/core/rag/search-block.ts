@@ -16,6 +16,7 @@ import type {
 import {
   countTerms,
   createKeywordIndexFromSegments,
+  DamagedIndexError,
   createKeywordSegment,
   KEYWORD_SEGMENT_FORMAT,
   openKeywordIndex,
@@ -28,6 +29,7 @@ import { createHybridRetrieverOver, listChunks, type HybridRetriever } from './r
 import {
   createVectorIndex,
   restoreVectorIndex,
+  type RowIds,
   type VectorEntry,
   type VectorIndex,
   type VectorIndexOptions,
@@ -262,9 +264,10 @@ function exportSnapshot(
 /**
  * The index a snapshot was exported from, without joining blocks: the postings and rows are
  * used as stored. Throws when the snapshot is of another format or its arrays disagree, so a
- * damaged store is rebuilt from the blocks instead of ranked from. A term's postings are
- * checked when a search first reads them: damaged, `retrieve` (or, for a snapshot opened with
- * its postings still in the store, `prepare`) throws DamagedIndexError.
+ * damaged store is rebuilt from the blocks instead of ranked from. A term's postings, a chunk's
+ * file and a vector row's chunk are checked when a search first reads them: damaged, `retrieve`
+ * (or, for a snapshot opened with its postings still in the store, `prepare`) throws
+ * DamagedIndexError.
  */
 export function restoreRetrieverFromSnapshot(
   snapshot: ProjectSearchSnapshot | OpenedProjectSnapshot,
@@ -278,15 +281,23 @@ export function restoreRetrieverFromSnapshot(
     locations.length !== count
   )
     throw new Error('Search snapshot: its lists differ in length');
-  const fileCount = fileIds.length;
-  for (const file of chunkFiles) {
-    if (file >= fileCount) throw new Error('Search snapshot: a chunk names no file');
-  }
-  const vectorIds = Array.from(vectors.rows, (row) => {
-    const id = chunkIds[row];
-    if (id === undefined) throw new Error('Search snapshot: a vector row names no chunk');
-    return id;
-  });
+  // Which file each chunk is in, and which chunk each vector row is, are checked as a search
+  // returns them: a loop over 100,000 of each took 15–20 ms of a cold open in Chromium.
+  const fileOf = (position: number): FileId => {
+    const fileId = fileIds[chunkFiles[position] as number];
+    if (fileId === undefined) throw new DamagedIndexError('Search snapshot: a chunk names no file');
+    return fileId;
+  };
+  const positionOfVectorRow = (row: number): number => {
+    const position = vectors.rows[row] as number;
+    if (position >= count)
+      throw new DamagedIndexError('Search snapshot: a vector row names no chunk');
+    return position;
+  };
+  const vectorIds: RowIds = {
+    length: vectors.rows.length,
+    idOf: (row) => chunkIds[positionOfVectorRow(row)] as string,
+  };
   const keywordIndex = isOpened(snapshot)
     ? openKeywordIndex(chunkIds, snapshot.keywords)
     : restoreKeywordIndex(chunkIds, snapshot.keywords);
@@ -297,10 +308,10 @@ export function restoreRetrieverFromSnapshot(
       {
         at: (position) => ({
           id: chunkIds[position] as string,
-          fileId: fileIds[chunkFiles[position] as number] as FileId,
+          fileId: fileOf(position),
           location: locations[position] as string,
         }),
-        positionOfVectorRow: (row) => vectors.rows[row] as number,
+        positionOfVectorRow,
       },
       keywordIndex,
       vectorIndex,

@@ -236,11 +236,12 @@ describe('project search snapshots', () => {
     const { files, chunks } = loadStoredCorpus();
     const joined = createRetrieverFromBlocks(buildStoredBlocks(files, chunks), MODEL, { isInt8: true });
     const term = firstTerm(storeSnapshot(joined));
+    const vector = firstRow(storeSnapshot(joined));
     const broken: Array<[string, (snapshot: ProjectSearchSnapshot) => void, Refusal?]> = [
       ['another format', (snapshot) => (snapshot.format -= 1)],
       ['a lost location', (snapshot) => snapshot.locations.pop()],
       ['a lost file name', (snapshot) => snapshot.fileNames.pop()],
-      ['a chunk of no file', (snapshot) => snapshot.chunkFiles.fill(snapshot.fileIds.length, 0, 1)],
+      ['a chunk of no file', (snapshot) => snapshot.chunkFiles.fill(snapshot.fileIds.length, 0, 1), 'search'],
       ['the last term not ended', (snapshot) => (snapshot.keywords.terms = snapshot.keywords.terms.slice(0, -1))],
       ['a term lost', (snapshot) => (snapshot.keywords.terms = snapshot.keywords.terms.slice(snapshot.keywords.terms.indexOf('\n') + 1))],
       ['a term twice', (snapshot) => (snapshot.keywords.terms = snapshot.keywords.terms.replace(/^([^\n]*\n)([^\n]*\n)/, '$1$1'))],
@@ -260,7 +261,7 @@ describe('project search snapshots', () => {
       ['a trie link pointing back', (snapshot) => snapshot.keywords.dictionary.trie.ends.fill(0, 0, 1)],
       ['a trie node of a term the index lacks', (snapshot) => snapshot.keywords.dictionary.trie.termIdsAt.fill(1e9, 0, 1)],
       ['trie arrays that differ', (snapshot) => (snapshot.keywords.dictionary.trie.depths = snapshot.keywords.dictionary.trie.depths.subarray(1))],
-      ['a vector row of no chunk', (snapshot) => snapshot.vectors.rows.fill(snapshot.chunkIds.length, 0, 1)],
+      ['a vector row of no chunk', (snapshot) => snapshot.vectors.rows.fill(snapshot.chunkIds.length, 0, 1), 'search'],
       ['a vector cut short', (snapshot) => (snapshot.vectors.values = snapshot.vectors.values.subarray(1))],
       ['lost scales', (snapshot) => (snapshot.vectors.scales = null)],
       ['a NaN row out of range', (snapshot) => (snapshot.vectors.nonFiniteRows = Int32Array.of(snapshot.vectors.rows.length))],
@@ -268,9 +269,9 @@ describe('project search snapshots', () => {
     for (const [label, breakIt, when = 'restore'] of broken) {
       const snapshot = storeSnapshot(joined);
       breakIt(snapshot);
-      expect({ label, refused: findRefusal(snapshot, term) }).toEqual({ label, refused: when });
+      expect({ label, refused: findRefusal(snapshot, term, vector) }).toEqual({ label, refused: when });
     }
-    expect(findRefusal(storeSnapshot(joined), term)).toBeNull();
+    expect(findRefusal(storeSnapshot(joined), term, vector)).toBeNull();
   });
 });
 
@@ -281,8 +282,21 @@ function firstTerm(snapshot: ProjectSearchSnapshot): string {
   return snapshot.keywords.terms.slice(0, snapshot.keywords.terms.indexOf('\n'));
 }
 
-/** Where a snapshot is refused: as it is restored, or by a search reading `term`'s postings. */
-function findRefusal(snapshot: ProjectSearchSnapshot, term: string): Refusal | 'another error' | null {
+/** The snapshot's first vector row, as a query: that row ranks first. */
+function firstRow(snapshot: ProjectSearchSnapshot): Float32Array {
+  const { values, dimensions } = snapshot.vectors;
+  return Float32Array.from(values.subarray(0, dimensions));
+}
+
+/**
+ * Where a snapshot is refused: as it is restored, or by a search reading `term`'s postings and
+ * the first chunk (which holds the first term) or ranking the first vector row first.
+ */
+function findRefusal(
+  snapshot: ProjectSearchSnapshot,
+  term: string,
+  vector: Float32Array,
+): Refusal | 'another error' | null {
   let restored: BlockRetriever;
   try {
     restored = restoreRetrieverFromSnapshot(snapshot);
@@ -290,7 +304,7 @@ function findRefusal(snapshot: ProjectSearchSnapshot, term: string): Refusal | '
     return 'restore';
   }
   try {
-    restored.retriever.retrieve([term], null);
+    restored.retriever.retrieve([term], [vector]);
     return null;
   } catch (error) {
     return error instanceof DamagedIndexError ? 'search' : 'another error';
