@@ -294,12 +294,10 @@ export type ProjectSnapshotHead = Pick<
 /** A stored snapshot: what it was joined from, and its arrays on request. */
 export interface StoredProjectSnapshot {
   head: ProjectSnapshotHead;
-  /** The whole snapshot; null when its bytes do not read or do not decode. */
-  read(): Promise<ProjectSearchSnapshot | null>;
   /**
    * The snapshot for a search: all of it but the postings, which stay in the store and are
-   * read by range as terms are searched (about half its bytes at 100,000 chunks); null as for
-   * `read`.
+   * read by range as terms are searched (about half its bytes at 100,000 chunks); null when its
+   * bytes do not read or do not decode.
    */
   open(): Promise<OpenedProjectSnapshot | null>;
 }

@@ -172,15 +172,14 @@ function view(kind: ArrayKind, buffer: ArrayBuffer, offset: number, length: numb
 }
 
 /**
- * A stored snapshot's head, read from its row alone, and its arrays read from the Blob only when
- * asked for: all of them, or (opened) all but the postings. Null when the row is not a snapshot's.
+ * A stored snapshot's head, read from its row alone, and its arrays but the postings read from
+ * the Blob only when asked for. Null when the row is not a snapshot's.
  */
 export function openStoredSnapshot(stored: unknown): StoredProjectSnapshot | null {
   if (!isStoredShaped(stored)) return null;
   const { format, modelId, hasAnyVector, fileIds, fileNames } = stored;
   return {
     head: { format, modelId, hasAnyVector, fileIds: fileIds as FileId[], fileNames },
-    read: () => decodeSearchSnapshot(stored),
     open: () => openSearchSnapshot(stored),
   };
 }

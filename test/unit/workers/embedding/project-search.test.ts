@@ -2,6 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import type { FileId } from '../../../../src/core/model';
 import type { Embedder, FileStore, SearchBlockStore } from '../../../../src/core/ports';
 import { buildFileSearchBlock } from '../../../../src/core/rag';
+import { decodeSearchSnapshot } from '../../../../src/storage/search-snapshot-codec';
 import { watchTableWrites } from '../../../../src/storage/watch-writes';
 import { createEmbeddingHost } from '../../../../src/workers/embedding/embedding-host';
 import { createProjectSearch } from '../../../../src/workers/embedding/project-search';
@@ -36,10 +37,6 @@ function countBlockReads(store: SearchBlockStore) {
       const { generation, snapshot } = await store.readSnapshot(projectId);
       const counted = snapshot === null ? null : {
         head: snapshot.head,
-        read: () => {
-          reads.snapshots++;
-          return snapshot.read();
-        },
         open: () => {
           reads.snapshots++;
           return snapshot.open();
@@ -296,9 +293,9 @@ const readSnapshotRow = (stores: Stores) => stores.db.searchSnapshots.get(PROJEC
 describe('stored search snapshots', () => {
   it('let a reopened project answer from one stored row, reading no block and no chunk, exactly as from the blocks', async () => {
     const { stores, expected } = await createSnapshotted();
-    const { snapshot } = await stores.searchBlocks.readSnapshot(PROJECT);
-    expect((await snapshot?.read())?.chunkIds.length).toBeGreaterThan(0);
-    expect((await readSnapshotRow(stores))?.snapshot?.data).toBeInstanceOf(Blob);
+    const row = await readSnapshotRow(stores);
+    expect((await decodeSearchSnapshot(row?.snapshot))?.chunkIds.length).toBeGreaterThan(0);
+    expect(row?.snapshot?.data).toBeInstanceOf(Blob);
     const reopened = reopen(stores);
     expect(await searchAll(reopened.search)).toEqual(expected);
     expect(reopened.reads).toEqual({ joins: 0, fileChunks: 0, snapshots: 3 });
@@ -458,9 +455,9 @@ describe('stored search snapshots', () => {
 
   it('are not stored when the project\'s chunks changed after the build began, or the project went', async () => {
     const { stores, fileIds } = await createSnapshotted();
-    const { generation, snapshot: stored } = await stores.searchBlocks.readSnapshot(PROJECT);
-    const snapshot = await stored?.read();
-    if (snapshot === null || snapshot === undefined) throw new Error('expected a snapshot');
+    const { generation } = await stores.searchBlocks.readSnapshot(PROJECT);
+    const snapshot = await decodeSearchSnapshot((await readSnapshotRow(stores))?.snapshot);
+    if (snapshot === null) throw new Error('expected a snapshot');
     const fileId = fileIds[0] as FileId;
     await stores.chunks.replaceForFile(fileId, (await stores.chunks.listByFile(fileId)).slice(1));
     expect(await stores.searchBlocks.putSnapshot(PROJECT, snapshot, generation)).toBe(false);
