@@ -86,14 +86,13 @@ export function createHybridRetriever<C extends RetrievalChunk>(
 export interface ChunkTable<C extends RankedChunk> {
   /** The chunk at a position (made when asked for, so a restored index makes only its hits). */
   at(position: number): C;
-  /** The position of the chunk whose vector is at `row` of the vector index. */
+  /** The position of the chunk a vector hit's `row` names. */
   positionOfVectorRow(row: number): number;
 }
 
 /**
- * The table of chunks held in a list. `vectorPositions[row]` is the position of vector row
- * `row`'s chunk; a vector index built from fewer entries (some of another length) never
- * answers with the rows past them.
+ * The table of chunks held in a list. `vectorPositions[row]` is the position of the chunk whose
+ * vector was entry `row` of the list the vector index was built from.
  */
 export function listChunks<C extends RankedChunk>(
   chunks: readonly C[],

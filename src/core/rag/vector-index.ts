@@ -276,7 +276,7 @@ export function createVectorIndex(
   entries.forEach((entry, at) => {
     if (entry.vector.length === dimensions) usable.push(at);
   });
-  const index = createVectorIndexOver(
+  return createVectorIndexOver(
     listRowIds(usable.map((at) => (entries[at] as VectorEntry).id)),
     dimensions,
     options.isInt8 === true,
@@ -285,20 +285,9 @@ export function createVectorIndex(
       usable.map((at) => (entries[at] as VectorEntry).vector),
       dimensions,
     ),
+    // With entries left out, a hit's row is still its entry's position in `entries`.
+    usable.length === entries.length ? null : usable,
   );
-  if (usable.length === entries.length) return index;
-  // Rows were left out: a hit's row is still its entry's position in `entries`.
-  return {
-    ...index,
-    get matrixBytes() {
-      return index.matrixBytes;
-    },
-    get scan() {
-      return index.scan;
-    },
-    search: (query, limit) =>
-      index.search(query, limit).map((entry) => ({ ...entry, row: usable[entry.row] as number })),
-  };
 }
 
 /**
@@ -361,21 +350,26 @@ function createVectorIndexOver(
   isInt8: boolean,
   useSimd: boolean | undefined,
   fill: FillRows,
+  entryPositions: readonly number[] | null = null,
 ): VectorIndex {
   const count = ids.length;
   const scorer =
     (useSimd !== false && dimensions > 0 && count > 0
       ? createSimdScorer(count, dimensions, isInt8, fill)
       : null) ?? createJsScorer(count, dimensions, isInt8, fill);
-  return vectorIndexOver(ids, dimensions, () => scorer, () => undefined);
+  return vectorIndexOver(ids, dimensions, () => scorer, () => undefined, entryPositions);
 }
 
-/** The index over whichever scorer `current` answers (one that `prepareScan` may replace). */
+/**
+ * The index over whichever scorer `current` answers (one that `prepareScan` may replace). A
+ * hit's `row` is `entryPositions[row]` when given.
+ */
 function vectorIndexOver(
   ids: RowIds,
   dimensions: number,
   current: () => RowScorer,
   prepareScan: () => void,
+  entryPositions: readonly number[] | null = null,
 ): VectorIndex {
   const count = ids.length;
   return {
@@ -404,7 +398,7 @@ function vectorIndexOver(
       return Array.from(selectTopRows(scores, limit), (row) => ({
         id: ids.idOf(row),
         score: scores[row] as number,
-        row,
+        row: entryPositions === null ? row : (entryPositions[row] as number),
       }));
     },
   };
