@@ -210,10 +210,10 @@ export function describeLlmError(
   details: { providerMessage?: string; retryAfterMs?: number; status?: number } = {},
 ): string {
   const name = provider.name;
-  const quoted =
-    details.providerMessage === undefined
-      ? ''
-      : ` (${name} said: "${shorten(details.providerMessage, MAX_QUOTED_CHARS)}")`;
+  // Double quote marks at either end of the provider's words are left out of the quotation,
+  // where they would read as its own (`said: "" 0"`); the words are kept as sent.
+  const words = details.providerMessage?.replace(/^[\s"]+|[\s"]+$/gu, '') ?? '';
+  const quoted = words === '' ? '' : ` (${name} said: "${shorten(words, MAX_QUOTED_CHARS)}")`;
   const httpStatus = details.status === undefined ? '' : ` (HTTP ${details.status})`;
   switch (code) {
     case 'key_needed':

@@ -244,6 +244,15 @@ describe('telling a person what went wrong, in words they can act on', () => {
     expect(error.message).not.toContain('<');
   });
 
+  it('quotes a provider message without the quote marks at its ends, which would read as the quotation\'s own', async () => {
+    const error = await failOnce({ status: 400, body: JSON.stringify({ error: { message: '" 0' } }) });
+    expect(error.providerMessage).toBe('" 0');
+    expect(error.message).toContain('said: "0")');
+    const inner = await failOnce({ status: 400, body: JSON.stringify({ error: { message: ' "model" is "gpt-x" ' } }) });
+    expect(inner.providerMessage).toBe('"model" is "gpt-x"');
+    expect(inner.message).toContain('said: "model" is "gpt-x")');
+  });
+
   it('quotes nothing when the provider message has no words, only quote marks and spaces', async () => {
     const error = await failOnce({
       status: 400,
