@@ -227,27 +227,6 @@ export function createKeywordIndexFromSegments(segments: readonly KeywordSegment
   return createKeywordIndexOver(ids, interner.terms, fields);
 }
 
-/**
- * The index a state was exported from, for the documents `ids` (in index order). Throws when
- * the state's arrays disagree with each other or with the ids in their shape, so a damaged store
- * is never ranked from. Each term's postings are checked when a search first reads them (a
- * restore at 100,000 chunks would otherwise decode 40 MB before its first answer): a damaged
- * term throws DamagedIndexError from that search. The ids are not checked for repeats (a Set
- * of 100,000 ids costs about 60 ms): they were unique when stored, and a repeat could only give
- * two chunks one id, never a posting outside the index.
- */
-export function restoreKeywordIndex(
-  ids: readonly string[],
-  state: KeywordIndexState,
-): KeywordIndex {
-  const { terms: packed, fields, dictionary } = state;
-  const terms = checkStoredTerms(packed, fields, ids.length);
-  return createKeywordIndexOver(ids, terms, fields, dictionary, {
-    checked: new Uint8Array(terms.length),
-    stored: null,
-  });
-}
-
 /** A stored index whose fields' postings are still in the store. */
 export interface StoredKeywordIndexState extends Omit<KeywordIndexState, 'fields'> {
   fields: [StoredKeywordField, StoredKeywordField];
@@ -258,11 +237,17 @@ export interface StoredKeywordField extends Omit<KeywordFieldState, 'postings'> 
 }
 
 /**
- * As restoreKeywordIndex, with each field's postings left in the store: `prepare` reads the
- * terms a query reaches, by range (a term's bytes in a field are contiguous), into an array as
- * long as the stored postings whose untouched pages the system never commits, so memory holds
- * the postings searched so far. A restore at 100,000 chunks would otherwise read 40 MB before
- * its first answer.
+ * The index a state was exported from, for the documents `ids` (in index order), with each
+ * field's postings left in the store: `prepare` reads the terms a query reaches, by range (a
+ * term's bytes in a field are contiguous), into an array as long as the stored postings whose
+ * untouched pages the system never commits, so memory holds the postings searched so far. A
+ * restore at 100,000 chunks would otherwise read 40 MB before its first answer.
+ *
+ * Throws when the state's arrays disagree with each other or with the ids in their shape, so a
+ * damaged store is never ranked from. Each term's postings are checked as `prepare` reads them:
+ * damaged, it rejects with DamagedIndexError. The ids are not checked for repeats (a Set of
+ * 100,000 ids costs about 60 ms): they were unique when stored, and a repeat could only give
+ * two chunks one id, never a posting outside the index.
  */
 export function openKeywordIndex(
   ids: readonly string[],
@@ -385,12 +370,12 @@ function varintLength(value: number): number {
 }
 
 /**
- * Postings that came from a store: each term's are checked the first time a search reads them
- * (`checked`: one flag per term). With `stored`, they are still there, and read by `prepare`.
+ * Postings still in a store: `prepare` reads each term's the first time a query reaches it, and
+ * checks them (`checked`: one flag per term).
  */
 interface StoredPostings {
   checked: Uint8Array;
-  stored: [StoredBytes, StoredBytes] | null;
+  stored: [StoredBytes, StoredBytes];
 }
 
 /** Stored postings ranges closer than this are read as one. */
@@ -494,19 +479,17 @@ function createKeywordIndexOver(
     return expansions;
   }
 
-  /** Checks a stored term's postings in both fields, once. */
+  /** Checks a term's postings in both fields as they come from the store. */
   function checkTerm(termId: number): void {
-    if (fromStore === undefined || fromStore.checked[termId] === 1) return;
     for (const field of fieldStates) {
       if (termId + 1 < field.starts.length) checkTermPostings(field, termId);
     }
-    fromStore.checked[termId] = 1;
   }
 
   return {
     size: documentCount,
     exportState: () => {
-      if (fromStore?.stored != null)
+      if (fromStore !== undefined)
         throw new Error('Keyword index: an opened index holds only the postings searched so far');
       return {
         terms: packTerms(terms),
@@ -515,7 +498,7 @@ function createKeywordIndexOver(
       };
     },
     async prepare(query) {
-      if (fromStore?.stored == null) return;
+      if (fromStore === undefined) return;
       const { checked, stored } = fromStore;
       const needed = new Set<number>();
       for (const term of countQueryTerms(query).keys()) {
@@ -524,7 +507,10 @@ function createKeywordIndexOver(
       if (needed.size === 0) return;
       const termIds = [...needed].sort((a, b) => a - b);
       await readTerms(stored, termIds);
-      for (const termId of termIds) checkTerm(termId);
+      for (const termId of termIds) {
+        checkTerm(termId);
+        checked[termId] = 1;
+      }
     },
     search(query, limit) {
       const occurrences = countQueryTerms(query);
@@ -533,11 +519,8 @@ function createKeywordIndexOver(
       let queryTermIndex = 0;
       for (const [term, count] of occurrences) {
         for (const { termId, weight } of expandOnce(term)) {
-          if (fromStore !== undefined && fromStore.checked[termId] === 0) {
-            if (fromStore.stored !== null)
-              throw new Error('Keyword index: searched before its postings were read');
-            checkTerm(termId);
-          }
+          if (fromStore !== undefined && fromStore.checked[termId] === 0)
+            throw new Error('Keyword index: searched before its postings were read');
           for (const field of fields)
             accumulateTerm(field, termId, weight * count, queryTermIndex, pass);
         }

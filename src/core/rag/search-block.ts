@@ -20,7 +20,6 @@ import {
   createKeywordSegment,
   KEYWORD_SEGMENT_FORMAT,
   openKeywordIndex,
-  restoreKeywordIndex,
   TERM_END,
   type KeywordIndex,
   type KeywordSegment,
@@ -262,16 +261,14 @@ function exportSnapshot(
 }
 
 /**
- * The index a snapshot was exported from, without joining blocks: the postings and rows are
- * used as stored. Throws when the snapshot is of another format or its arrays disagree, so a
- * damaged store is rebuilt from the blocks instead of ranked from. A term's postings, a chunk's
- * file and a vector row's chunk are checked when a search first reads them: damaged, `retrieve`
- * (or, for a snapshot opened with its postings still in the store, `prepare`) throws
+ * The index a snapshot was exported from, without joining blocks: the rows are used as stored,
+ * and the postings are read from the store as queries reach them (`prepare`). Throws when the
+ * snapshot is of another format or its arrays disagree, so a damaged store is rebuilt from the
+ * blocks instead of ranked from. A term's postings are checked as `prepare` reads them, a
+ * chunk's file and a vector row's chunk when `retrieve` returns them: damaged, they throw
  * DamagedIndexError.
  */
-export function restoreRetrieverFromSnapshot(
-  snapshot: ProjectSearchSnapshot | OpenedProjectSnapshot,
-): BlockRetriever {
+export function restoreRetrieverFromSnapshot(snapshot: OpenedProjectSnapshot): BlockRetriever {
   const { format, fileIds, fileNames, chunkIds, chunkFiles, locations, vectors } = snapshot;
   if (format !== SEARCH_SNAPSHOT_FORMAT) throw new Error('Search snapshot: another format');
   const count = chunkIds.length;
@@ -298,9 +295,7 @@ export function restoreRetrieverFromSnapshot(
     length: vectors.rows.length,
     idOf: (row) => chunkIds[positionOfVectorRow(row)] as string,
   };
-  const keywordIndex = isOpened(snapshot)
-    ? openKeywordIndex(chunkIds, snapshot.keywords)
-    : restoreKeywordIndex(chunkIds, snapshot.keywords);
+  const keywordIndex = openKeywordIndex(chunkIds, snapshot.keywords);
   const vectorIndex = restoreVectorIndex(vectorIds, vectors);
   return {
     // A chunk's record is made when a search returns it.
@@ -322,8 +317,3 @@ export function restoreRetrieverFromSnapshot(
   };
 }
 
-function isOpened(
-  snapshot: ProjectSearchSnapshot | OpenedProjectSnapshot,
-): snapshot is OpenedProjectSnapshot {
-  return !(snapshot.keywords.fields[0].postings instanceof Uint8Array);
-}

@@ -1,17 +1,16 @@
 import fc from 'fast-check';
 import MiniSearch from 'minisearch';
 import { describe, expect, it } from 'vitest';
-import type { StoredBytes } from '../../../../src/core/ports';
 import {
   createKeywordIndex,
   DamagedIndexError,
   normalizeTerm,
   openKeywordIndex,
-  restoreKeywordIndex,
   type KeywordDocument,
   type KeywordIndexState,
   type StoredKeywordIndexState,
 } from '../../../../src/core/rag';
+import { keepInStore } from './in-store';
 
 /** MiniSearch configured as the keyword index used to be: the reference for its scores. */
 function createMiniSearchReference(
@@ -64,7 +63,7 @@ describe('createKeywordIndex', () => {
     );
   });
 
-  it('scores as MiniSearch does where postings lie far apart and counts pass a byte, restored from its state too', () => {
+  it('scores as MiniSearch does where postings lie far apart and counts pass a byte, opened from its state too', async () => {
     // 70,000 chunks: "needle" in a few of them, tens of thousands apart (gaps of three varint
     // bytes) and up to 300 times (a count of two bytes); "common" in every third chunk.
     const placed = new Map([[0, 1], [129, 2], [16_500, 300], [16_501, 1], [69_999, 130]]);
@@ -75,8 +74,9 @@ describe('createKeywordIndex', () => {
     }));
     const reference = createMiniSearchReference(docs);
     const index = createKeywordIndex(docs);
-    const restored = restoreKeywordIndex(docs.map((doc) => doc.id), structuredClone(index.exportState()));
+    const restored = openKeywordIndex(docs.map((doc) => doc.id), leaveInStore(structuredClone(index.exportState())).opened);
     for (const query of ['needle', 'common needle', 'filler3']) {
+      await restored.prepare(query);
       const expected = reference.search(query).slice(0, 20);
       for (const actual of [index.search(query, 20), restored.search(query, 20)]) {
         expect(actual.map((hit) => hit.id)).toEqual(expected.map((hit) => String(hit.id)));
@@ -121,21 +121,12 @@ describe('createKeywordIndex', () => {
 /** Postings kept apart as a store keeps them: every range read is recorded. */
 function leaveInStore(state: KeywordIndexState, fail?: () => Error | null) {
   const reads: Array<[number, number]> = [];
-  const stored = (postings: Uint8Array): StoredBytes => ({
-    length: postings.length,
-    read: (start, end) => {
-      const error = fail?.() ?? null;
-      if (error !== null) return Promise.reject(error);
-      reads.push([start, end]);
-      return Promise.resolve(postings.slice(start, end));
-    },
-  });
   const [text, title] = state.fields;
   const opened: StoredKeywordIndexState = {
     ...state,
     fields: [
-      { ...text, postings: stored(text.postings) },
-      { ...title, postings: stored(title.postings) },
+      { ...text, postings: keepInStore(text.postings, reads, fail) },
+      { ...title, postings: keepInStore(title.postings, reads, fail) },
     ],
   };
   const bytesRead = () => reads.reduce((total, [start, end]) => total + end - start, 0);

@@ -18,6 +18,7 @@ import {
   type JoinedRetriever,
 } from '../../../../src/core/rag';
 import { loadCorpusChunks, loadKnownAnswers } from './corpus';
+import { openInStore } from './in-store';
 
 const PROJECT = asProjectId('p1');
 const MODEL = 'model-a';
@@ -186,7 +187,7 @@ function rank(index: BlockRetriever, queries: string[], vectors: Float32Array[] 
 }
 
 describe('project search snapshots', () => {
-  it('restore the index they were exported from, ranking exactly as it does, in float32 and in 8-bit rows', () => {
+  it('restore the index they were exported from, ranking exactly as it does, in float32 and in 8-bit rows', async () => {
     const { files, chunks } = loadStoredCorpus();
     // A vector of another length is left out of the index, and one with a NaN never ranks.
     let ofModel = 0;
@@ -200,9 +201,10 @@ describe('project search snapshots', () => {
     if (queryVector === null) throw new Error('expected a vector of the model');
     for (const isInt8 of [false, true]) {
       const joined = createRetrieverFromBlocks(blocks, MODEL, { isInt8 });
-      const restored = restoreRetrieverFromSnapshot(storeSnapshot(joined));
+      const restored = restoreRetrieverFromSnapshot(openInStore(storeSnapshot(joined)));
       expect(restored).toMatchObject({ chunkCount: joined.chunkCount, hasAnyVector: true });
       for (const { query } of loadKnownAnswers()) {
+        await restored.retriever.prepare([query, 'instalation settings']);
         const expected = rank(joined, [query, 'instalation settings'], [queryVector]);
         expect(expected.mode).toBe('hybrid');
         expect(rank(restored, [query, 'instalation settings'], [queryVector])).toEqual(expected);
@@ -221,18 +223,21 @@ describe('project search snapshots', () => {
     }
   });
 
-  it('restore a keyword-only index and name the files and model they were joined for', () => {
+  it('restore a keyword-only index and name the files and model they were joined for', async () => {
     const { files, chunks } = loadStoredCorpus();
     const bare = chunks.map((chunk) => ({ ...chunk, embedding: null, embeddingModel: null }));
     const joined = createRetrieverFromBlocks(buildStoredBlocks(files, bare), null, { isInt8: true });
     const snapshot = storeSnapshot(joined);
     expect(snapshot).toMatchObject({ modelId: null, hasAnyVector: false, fileIds: files.map((file) => file.id), fileNames: files.map((file) => file.name) });
-    const restored = restoreRetrieverFromSnapshot(snapshot);
+    const restored = restoreRetrieverFromSnapshot(openInStore(snapshot));
     expect(restored.retriever.hasVectors).toBe(false);
-    for (const { query } of loadKnownAnswers()) expect(rank(restored, [query], null)).toEqual(rank(joined, [query], null));
+    for (const { query } of loadKnownAnswers()) {
+      await restored.retriever.prepare([query]);
+      expect(rank(restored, [query], null)).toEqual(rank(joined, [query], null));
+    }
   });
 
-  it('are refused when of another format or when their arrays disagree, postings when a search first reads them', () => {
+  it('are refused when of another format or when their arrays disagree, postings when a search first reads them', async () => {
     const { files, chunks } = loadStoredCorpus();
     const joined = createRetrieverFromBlocks(buildStoredBlocks(files, chunks), MODEL, { isInt8: true });
     const term = firstTerm(storeSnapshot(joined));
@@ -269,9 +274,9 @@ describe('project search snapshots', () => {
     for (const [label, breakIt, when = 'restore'] of broken) {
       const snapshot = storeSnapshot(joined);
       breakIt(snapshot);
-      expect({ label, refused: findRefusal(snapshot, term, vector) }).toEqual({ label, refused: when });
+      expect({ label, refused: await findRefusal(snapshot, term, vector) }).toEqual({ label, refused: when });
     }
-    expect(findRefusal(storeSnapshot(joined), term, vector)).toBeNull();
+    expect(await findRefusal(storeSnapshot(joined), term, vector)).toBeNull();
   });
 });
 
@@ -292,18 +297,19 @@ function firstRow(snapshot: ProjectSearchSnapshot): Float32Array {
  * Where a snapshot is refused: as it is restored, or by a search reading `term`'s postings and
  * the first chunk (which holds the first term) or ranking the first vector row first.
  */
-function findRefusal(
+async function findRefusal(
   snapshot: ProjectSearchSnapshot,
   term: string,
   vector: Float32Array,
-): Refusal | 'another error' | null {
+): Promise<Refusal | 'another error' | null> {
   let restored: BlockRetriever;
   try {
-    restored = restoreRetrieverFromSnapshot(snapshot);
+    restored = restoreRetrieverFromSnapshot(openInStore(snapshot));
   } catch {
     return 'restore';
   }
   try {
+    await restored.retriever.prepare([term]);
     restored.retriever.retrieve([term], [vector]);
     return null;
   } catch (error) {
