@@ -220,6 +220,9 @@ export async function ingestFile(
       ...(extracted.pageMap ? { pageMap: extracted.pageMap } : {}),
       updatedAt: deps.clock.now(),
     });
+    // A cancel that came while the passages were stored still stops the file: the person saw
+    // it working when they cancelled, so it is taken out again.
+    throwIfCancelled(signal);
     report('done', file.id);
     return {
       kind: 'stored',

@@ -258,6 +258,25 @@ describe('ingesting files side by side', () => {
     expect([...chunkOwners].sort()).toEqual(stored.map((file) => file.id).sort());
     expect(chunkOwners.has(cancelledId as never)).toBe(false);
   });
+
+  it('honours a cancel that arrives while the passages are being stored: no file, no passage is left', async () => {
+    const stores = await createRagStores();
+    let cancel = () => undefined as void;
+    const job = createInlineIngest({
+      ...stores,
+      chunks: {
+        ...stores.chunks,
+        replaceForFile: async (fileId, chunks) => {
+          cancel();
+          await stores.chunks.replaceForFile(fileId, chunks);
+        },
+      },
+    }).ingestFiles(PROJECT, [fixtureInput('retry.ts')], () => undefined);
+    cancel = () => job.files[0]?.cancel();
+    expect((await job.result).map((outcome) => outcome.kind)).toEqual(['cancelled']);
+    expect(await stores.files.listByProject(PROJECT)).toEqual([]);
+    expect(await stores.chunks.listByProject(PROJECT)).toEqual([]);
+  });
 });
 
 describe('loadProjectFiles', () => {
