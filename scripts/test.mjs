@@ -5,7 +5,7 @@
 // counts as skipped with its reason printed, never as passed. Exits non-zero when anything failed.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
-import { CHROMIUM_HINT, findChromium } from './chromium.mjs';
+import { CHROMIUM_HINT, checkChromiumAge, findChromium } from './chromium.mjs';
 import { ensureInstall } from './ensure-install.mjs';
 import {
   SKIPPED_EXIT_CODE,
@@ -197,6 +197,8 @@ if (!chromium || !built) {
     );
   }
 } else {
+  const tooOld = checkChromiumAge(chromium);
+  if (tooOld) console.log(`\nWarning: ${tooOld}`);
   const e2eJson = 'test-results/e2e.json';
   rmSync(e2eJson, { force: true });
   const status = run('end-to-end tests', 'npx', ['playwright', 'test', '--reporter=list,json'], {
@@ -205,7 +207,10 @@ if (!chromium || !built) {
   });
   const report = readJson(e2eJson);
   recordRunner('end-to-end tests', status, playwrightCounts(report));
-  if (status !== 0) failureLines.push(...playwrightFailures(report));
+  if (status !== 0) {
+    failureLines.push(...playwrightFailures(report));
+    if (tooOld) failureLines.push(`(${tooOld})`);
+  }
   const slow = slowPlaywrightTests(report);
   if (slow.length > 0)
     console.log(
