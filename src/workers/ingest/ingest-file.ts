@@ -34,6 +34,12 @@ export interface IngestFileRequest {
   name: string;
   mimeType: string;
   blob: Blob;
+  /**
+   * When the file was handed in: its creation time. Files handed in one after the other get
+   * increasing times, so a project lists a batch in the order it was picked, not in the order
+   * its files happened to finish hashing side by side.
+   */
+  addedAt: number;
 }
 
 export interface IngestDeps {
@@ -142,7 +148,6 @@ export async function ingestFile(
     report('done', duplicate.id);
     return { kind: 'duplicate', fileId: duplicate.id, name: duplicate.name };
   }
-  const now = deps.clock.now();
   const file: StoredFile = {
     id: asFileId(deps.ids.newId()),
     projectId: request.projectId,
@@ -153,8 +158,8 @@ export async function ingestFile(
     blob: request.blob,
     status: 'processing',
     tokenCount: 0,
-    createdAt: now,
-    updatedAt: now,
+    createdAt: request.addedAt,
+    updatedAt: deps.clock.now(),
   };
   await deps.files.put(file);
   try {

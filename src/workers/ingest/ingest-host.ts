@@ -33,6 +33,13 @@ export function createIngestHost(deps: IngestDeps): IngestWorkerApi {
   const jobs = new Map<string, AbortController>();
   const waiting: Array<() => void> = [];
   let running = 0;
+  let lastAddedAt = Number.NEGATIVE_INFINITY;
+
+  /** Now, or just after the file handed in before, so that the order of arrival is kept. */
+  function nextAddedAt(): number {
+    lastAddedAt = Math.max(deps.clock.now(), lastAddedAt + 1);
+    return lastAddedAt;
+  }
 
   /** Resolves once a slot is free; the caller must call `release` when done. */
   async function acquire(): Promise<void> {
@@ -53,13 +60,19 @@ export function createIngestHost(deps: IngestDeps): IngestWorkerApi {
   return {
     async ingestFile(jobId, projectId, file, onProgress, isTemporary = false): Promise<IngestOutcome> {
       const controller = new AbortController();
+      const addedAt = nextAddedAt();
       jobs.set(jobId, controller);
       try {
         await acquire();
         try {
           if (controller.signal.aborted) return { kind: 'cancelled' };
           return await ingestInto(deps, isTemporary, (stores) =>
-            ingestFile({ ...file, projectId: projectId as ProjectId | null }, stores, onProgress, controller.signal),
+            ingestFile(
+              { ...file, projectId: projectId as ProjectId | null, addedAt },
+              stores,
+              onProgress,
+              controller.signal,
+            ),
           );
         } finally {
           release();

@@ -259,6 +259,25 @@ describe('ingesting files side by side', () => {
     expect(chunkOwners.has(cancelledId as never)).toBe(false);
   });
 
+  it('lists the files of a batch in the order they were picked, whichever is stored first', async () => {
+    const stores = await createRagStores();
+    const stored: string[] = [];
+    const outcomes = await ingestAll(
+      stores,
+      PROJECT,
+      [buildLargeCsv(40_000), fixtureInput('retry.ts'), fixtureInput('inventory.csv')],
+      (event) => {
+        if (event.stage === 'done') stored.push(event.name);
+      },
+    );
+    expect(outcomes.map((outcome) => outcome.kind)).toEqual(['stored', 'stored', 'stored']);
+    const picked = ['large.csv', 'retry.ts', 'inventory.csv'];
+    // The large file, picked first, is ready after the others.
+    expect(stored).not.toEqual(picked);
+    const listed = await stores.files.listByProject(PROJECT);
+    expect(listed.map((file) => file.name)).toEqual(picked);
+  });
+
   it('honours a cancel that arrives while the passages are being stored: no file, no passage is left', async () => {
     const stores = await createRagStores();
     let cancel = () => undefined as void;
