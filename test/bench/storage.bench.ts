@@ -12,7 +12,8 @@ import type { StorageFigures, TrackingFigures } from './pages/storage.page';
 
 const MESSAGE_COUNT = 10_000;
 const SESSION_COUNT = 1_000;
-const CHAIN_LOAD_TARGET_MS = 300;
+/** The goal for a 10,000-message chain; 300 ms was the earlier one, met since. */
+const CHAIN_LOAD_TARGET_MS = 100;
 const STREAM_SECONDS = 10;
 const STREAM_DELTAS_PER_SECOND = 50;
 const STREAM_CHARS_PER_DELTA = 4;
