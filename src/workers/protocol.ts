@@ -136,6 +136,12 @@ export interface RenewingConnection<Api> {
    * one; a second failure is answered as it is, and the next call starts another worker.
    */
   readonly call: <R>(use: (api: Remote<Api>) => R) => Promise<Awaited<R>>;
+  /**
+   * Retires the current worker, as a call that saw its set-up fail does, and starts a fresh
+   * one at once (its `onStart` runs): for a failure seen by someone who reaches the worker
+   * other than through `call`, over a port `onStart` handed out.
+   */
+  readonly renew: () => void;
   readonly dispose: () => void;
 }
 
@@ -178,17 +184,18 @@ export function connectRenewing<Api>(
     live.api[releaseProxy]();
     live.endpoint.terminate();
   };
+  const retire = (live: LiveWorker<Api>): void => {
+    live.retired = true;
+    if (current === live) current = null;
+    if (live.inFlight === 0) end(live);
+  };
   /** Runs `use` once; says whether its worker failed to set up (and retires that worker). */
   const attempt = async <R>(use: (api: Remote<Api>) => R): Promise<{ answer: Awaited<R>; failedSetup: boolean }> => {
     const live = open();
     live.inFlight++;
     const settle = (failedSetup: boolean): void => {
       live.inFlight--;
-      if (failedSetup) {
-        live.retired = true;
-        if (current === live) current = null;
-      }
-      if (live.retired && live.inFlight === 0) end(live);
+      if (failedSetup || live.retired) retire(live);
     };
     let answer: Awaited<R>;
     try {
@@ -210,6 +217,11 @@ export function connectRenewing<Api>(
         if (!isSetupFailure(error) || disposed) throw error;
       }
       return (await attempt(use)).answer;
+    },
+    renew: () => {
+      if (disposed) return;
+      if (current) retire(current);
+      open();
     },
     dispose: () => {
       disposed = true;

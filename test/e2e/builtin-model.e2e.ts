@@ -142,6 +142,28 @@ test.describe('offline', () => {
   });
 });
 
+test('a built-in model whose code failed to load for the chat engine is started again, and the question is answered', async ({ page, llm }) => {
+  const chat = new ChatPage(page);
+  await startWithTinyModel(page, llm.url);
+  // After a reload the chat engine is the first to ask the model's worker for anything. Its
+  // first fetch of the model's code is cut off, as a busy or just-offline page sees it: that
+  // worker keeps the module as failed, so only a fresh worker can answer.
+  const fetched: string[] = [];
+  await page.route(/\/assets\/generation-host-[^/]*\.js$/, async (route) => {
+    fetched.push(fetched.length === 0 ? 'aborted' : 'served');
+    if (fetched.length === 1) await route.abort('aborted');
+    else await route.continue();
+  });
+  await page.reload();
+  await chat.send('hello');
+  await chat.waitForLastAnswerToShow('Hello from the tiny built-in model.', FIRST_TEXT_MS);
+  await chat.stopReadingLastAnswer();
+  await expect(page.getByRole('button', { name: 'Stop' })).toHaveCount(0);
+  await expect(chat.lastAnswer().getByTestId('answer-error')).toHaveCount(0);
+  expect(fetched).toEqual(['aborted', 'served']);
+  await page.evaluate((name) => caches.delete(name), MODEL_CACHE);
+});
+
 test('Cancel stops the download under its bar, keeps what arrived and offers to resume', async ({ page, llm }) => {
   const builtin = new BuiltinModelPage(page);
   await new OnboardingPage(page).open();

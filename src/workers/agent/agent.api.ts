@@ -167,8 +167,11 @@ export interface AgentWorkerApi {
 
 /** What agent.worker.ts exposes: the API, plus the wiring the composition root does once. */
 export interface AgentWorkerEntry extends AgentWorkerApi {
-  /** A port on the generation worker, where the built-in model runs (see generation.api.ts). */
-  connectGeneration(port: MessagePort): void;
+  /**
+   * A port on the generation worker, where the built-in model runs (see generation.api.ts), and
+   * how to ask for a fresh one when that worker could not set itself up: a new port follows.
+   */
+  connectGeneration(port: MessagePort, renew: () => void): void;
 }
 
 /** How each call reports a worker that could not set up (see `CallKinds`). */

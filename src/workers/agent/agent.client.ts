@@ -28,7 +28,7 @@ export interface AgentClientOptions {
    * The generation worker, where the built-in model's answers are computed: each agent worker
    * started gets a port on it, and a new one when the generation worker is replaced.
    */
-  generation?: Pick<GenerationClient, 'openPort' | 'onRestart'>;
+  generation?: Pick<GenerationClient, 'openPort' | 'onRestart' | 'renew'>;
 }
 
 export function createAgentClient(options: AgentClientOptions = {}): AgentClient {
@@ -36,7 +36,10 @@ export function createAgentClient(options: AgentClientOptions = {}): AgentClient
   const connectGeneration = (api: Remote<AgentWorkerEntry>): void => {
     if (!generation) return;
     const port = generation.openPort();
-    void api.connectGeneration(transfer(port, [port]));
+    void api.connectGeneration(
+      transfer(port, [port]),
+      proxy(() => generation.renew()),
+    );
   };
   // A worker whose set-up failed is replaced (see connectRenewing); each new one is handed
   // its own port on the generation worker.

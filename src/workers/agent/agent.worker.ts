@@ -1,7 +1,7 @@
 /// <reference lib="webworker" />
 // First: configures zod for the strict CSP and logs violations.
 import '../../boot/strict-csp';
-import { wrap, type Remote } from 'comlink';
+import { releaseProxy, wrap, type Remote } from 'comlink';
 import { createTokenCounter } from '../../core/tokens';
 import { createLlmClient } from '../../llm';
 import { openCarrelDb } from '../../storage/db';
@@ -9,6 +9,7 @@ import { createSettingsStore } from '../../storage/settings.store';
 import { ORT_WASM_PATHS } from '../embedding/ort-wasm-paths';
 import { createQueryEmbedderLoader } from '../embedding/query-embedder';
 import type { GenerationWorkerApi } from '../generation/generation.api';
+import { createGenerationLink } from '../generation/generation-link';
 import { createLocalLlmClient } from '../generation/local-llm-client';
 import { lazyHost, serve, WORKER_CLOCK, WORKER_IDS } from '../protocol';
 import { AGENT_CALLS, type AgentWorkerApi, type AgentWorkerEntry } from './agent.api';
@@ -25,7 +26,9 @@ import { createMemorySessionLocks, createWebSessionLocks } from './session-locks
 /** MCP connections live as long as the worker, renewed when a server's settings change. */
 const mcpPool = createMcpConnectionPool();
 /** The generation worker (the built-in model), once the UI connected it. */
-let generation: Remote<GenerationWorkerApi> | null = null;
+const generation = createGenerationLink<Remote<GenerationWorkerApi>>({
+  release: (old) => old[releaseProxy](),
+});
 
 const api: AgentWorkerEntry = {
   ...lazyHost<AgentWorkerApi>(AGENT_CALLS, async () => {
@@ -39,7 +42,11 @@ const api: AgentWorkerEntry = {
       // reader (linkedom and Readability) is fetched when a first response fails.
       llm: createLlmClient({
         loadReadableText: async () => (await import('./readable-text')).createPageTextExtractor(),
-        local: createLocalLlmClient(() => generation),
+        local: createLocalLlmClient(
+          () => generation.current(),
+          undefined,
+          (failed, signal) => generation.renew(failed, signal),
+        ),
       }),
       clock: WORKER_CLOCK,
       ids: WORKER_IDS,
@@ -55,8 +62,11 @@ const api: AgentWorkerEntry = {
       },
     });
   }),
-  connectGeneration(port) {
-    generation = wrap<GenerationWorkerApi>(port);
+  connectGeneration(port, renew) {
+    // `renew` calls back into the page; a page already gone answers nothing to wait for.
+    generation.connect(wrap<GenerationWorkerApi>(port), () => {
+      void Promise.resolve(renew()).catch(() => undefined);
+    });
   },
 };
 

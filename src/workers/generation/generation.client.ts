@@ -21,6 +21,12 @@ export interface GenerationClient {
    * old one lead nowhere, so their holders open new ones. Answers the way to stop listening.
    */
   onRestart(listener: () => void): () => void;
+  /**
+   * Replaces the worker at once, for a set-up failure seen over a port (the agent worker's):
+   * its calls through that port would fail the same way for the worker's whole life. The
+   * `onRestart` listeners then open new ports.
+   */
+  renew(): void;
   dispose(): void;
 }
 
@@ -51,6 +57,7 @@ export function createGenerationClient(): GenerationClient {
       restartListeners.add(listener);
       return () => restartListeners.delete(listener);
     },
+    renew: () => worker.renew(),
     dispose: () => worker.dispose(),
   };
 }

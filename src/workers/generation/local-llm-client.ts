@@ -6,6 +6,7 @@ import { listLocalModels, toLocalModelInfo } from '../../core/model/local-models
 import { chooseGenerationDevice } from './generation-device';
 import { createToolCallExtractor } from '../../llm/tool-call-parser';
 import type { GenerationWorkerApi, LocalGenerationResult, WorkerResult } from './generation.api';
+import { isSetupFailure } from '../protocol';
 
 /**
  * The LlmClient port for the built-in model (`kind: 'local'`): the agent loop streams from it
@@ -16,9 +17,17 @@ import type { GenerationWorkerApi, LocalGenerationResult, WorkerResult } from '.
 export function createLocalLlmClient(
   getGeneration: () => Remote<GenerationWorkerApi> | null,
   newId: () => string = () => crypto.randomUUID(),
+  /**
+   * A generation worker in place of one that could not set itself up (GenerationLink.renew);
+   * without it, that failure ends the answer.
+   */
+  renewGeneration?: (
+    failed: Remote<GenerationWorkerApi>,
+    signal: AbortSignal,
+  ) => Promise<Remote<GenerationWorkerApi> | null>,
 ): LlmClient {
   return {
-    stream: (request, signal) => streamLocal(getGeneration(), request, signal, newId),
+    stream: (request, signal) => streamLocal(getGeneration(), request, signal, newId, renewGeneration),
     // The WebGPU-only models are offered only where WebGPU has an adapter.
     listModels: async (): Promise<ModelInfo[]> =>
       listLocalModels((await chooseGenerationDevice()) === 'webgpu').map(toLocalModelInfo),
@@ -56,11 +65,16 @@ function createQueue<T>() {
 }
 
 async function* streamLocal(
-  generation: Remote<GenerationWorkerApi> | null,
+  firstGeneration: Remote<GenerationWorkerApi> | null,
   request: LlmRequest,
   signal: AbortSignal,
   newId: () => string,
+  renewGeneration?: (
+    failed: Remote<GenerationWorkerApi>,
+    signal: AbortSignal,
+  ) => Promise<Remote<GenerationWorkerApi> | null>,
 ): AsyncGenerator<LlmEvent> {
+  let generation = firstGeneration;
   if (generation === null) {
     yield { type: 'error', error: { code: 'unknown', message: 'The built-in model is not available: its worker was not started.' } };
     yield { type: 'finish', reason: 'error' };
@@ -72,20 +86,41 @@ async function* streamLocal(
   signal.addEventListener('abort', onAbort, { once: true });
   const extractor = createToolCallExtractor(newId);
   const queue = createQueue<string>();
-  const running: Promise<WorkerResult<LocalGenerationResult>> = generation.generate(
-    {
-      model: { modelId: request.modelId, sourceUrl: request.provider.baseUrl },
-      messages: toChatTemplateMessages(request.messages),
-      tools: toChatTemplateTools(request.tools),
-      maxNewTokens: request.maxOutputTokens ?? 256,
-      ...(request.controls?.temperature !== undefined ? { temperature: request.controls.temperature } : {}),
-      ...(request.controls?.topP !== undefined ? { topP: request.controls.topP } : {}),
-    },
-    stopFlag,
-    proxy((text: string) => queue.push(text)),
-  );
+  const onText = proxy((text: string) => queue.push(text));
+  const generate = (on: Remote<GenerationWorkerApi>): Promise<WorkerResult<LocalGenerationResult>> =>
+    on.generate(
+      {
+        model: { modelId: request.modelId, sourceUrl: request.provider.baseUrl },
+        messages: toChatTemplateMessages(request.messages),
+        tools: toChatTemplateTools(request.tools),
+        maxNewTokens: request.maxOutputTokens ?? 256,
+        ...(request.controls?.temperature !== undefined ? { temperature: request.controls.temperature } : {}),
+        ...(request.controls?.topP !== undefined ? { topP: request.controls.topP } : {}),
+      },
+      stopFlag,
+      onText,
+    );
+  let running = generate(generation);
   try {
-    for await (const text of queue.drain(running.catch(() => undefined))) yield* extractor.accept(text);
+    for (let attempt = 0; ; attempt++) {
+      let hasText = false;
+      for await (const text of queue.drain(running.catch(() => undefined))) {
+        hasText = true;
+        yield* extractor.accept(text);
+      }
+      // A worker that could not set itself up ran nothing: the answer starts again, once, on
+      // a fresh one.
+      if (attempt > 0 || hasText || renewGeneration === undefined || signal.aborted) break;
+      const outcome = await running.then(
+        (result) => result,
+        (error: unknown) => error,
+      );
+      if (!isSetupFailure(outcome)) break;
+      const fresh = await renewGeneration(generation, signal);
+      if (fresh === null) break;
+      generation = fresh;
+      running = generate(fresh);
+    }
     yield* extractor.finish();
     const result = await running;
     if (!result.ok) {

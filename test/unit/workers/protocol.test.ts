@@ -147,6 +147,32 @@ describe('the worker protocol', () => {
       connection.dispose();
     });
 
+    it('is renewed on request, for a failure seen through a port: a fresh worker starts at once and the old one ends after its calls', async () => {
+      let finishSlow = null as ((value: WorkerResult<number>) => void) | null;
+      const slowHost = (): Promise<Api> =>
+        Promise.resolve({ count: () => new Promise<WorkerResult<number>>((resolve) => (finishSlow = resolve)), stats: () => Promise.resolve(1) });
+      const { start, started } = workers([slowHost]);
+      const starts: number[] = [];
+      const connection = connectRenewing<Api>(start, () => starts.push(starts.length + 1));
+      const slow = connection.call((api) => api.count('slow'));
+      await expect.poll(() => starts).toEqual([1]);
+      connection.renew();
+      expect(starts).toEqual([1, 2]);
+      // The call under way on the old worker still answers; then that worker ends.
+      expect(started[0]?.terminated).toBe(false);
+      await expect.poll(() => finishSlow !== null).toBe(true);
+      expect(started[0]?.terminated).toBe(false);
+      finishSlow?.({ ok: true, value: 42 });
+      expect(await slow).toEqual({ ok: true, value: 42 });
+      expect(started[0]?.terminated).toBe(true);
+      // New calls go to the fresh worker, which no renewal started twice.
+      expect(await connection.call((api) => api.stats())).toBe(7);
+      expect(started.map((worker) => worker.terminated)).toEqual([true, false]);
+      connection.dispose();
+      connection.renew();
+      expect(started.length).toBe(2);
+    });
+
     it('ends a failed worker only once no other call on it is still running', async () => {
       let attempts = 0;
       let finishSlow: (value: WorkerResult<number>) => void = () => undefined;

@@ -73,3 +73,67 @@ describe('the built-in model behind the LlmClient port', () => {
     expect(text).toMatch(/^Hello from/);
   });
 });
+
+describe('the built-in model when its worker could not set itself up', () => {
+  const setupFailed = { ok: false, error: { code: 'worker_setup', message: 'Failed to fetch dynamically imported module' } };
+  /** A generation worker that failed its set-up: every call answers so, and no text comes. */
+  const broken = { generate: () => Promise.resolve(setupFailed) } as unknown as Remote<GenerationWorkerApi>;
+  const working = () => {
+    const host = createGenerationHost({ localModelPath: MODELS });
+    return { ...host, connect: () => undefined } as unknown as Remote<GenerationWorkerApi>;
+  };
+
+  async function read(client: ReturnType<typeof createLlmClient>) {
+    const events: LlmEvent[] = [];
+    for await (const event of client.stream(request(12), new AbortController().signal)) events.push(event);
+    const text = events.flatMap((event) => (event.type === 'text-delta' ? [event.text] : [])).join('');
+    return { events, text };
+  }
+
+  it('answers from the fresh worker it is given in its place, asked for once', async () => {
+    const failedOn: unknown[] = [];
+    const fresh = working();
+    const client = createLlmClient({
+      local: createLocalLlmClient(
+        () => broken,
+        undefined,
+        (failed) => {
+          failedOn.push(failed);
+          return Promise.resolve(fresh);
+        },
+      ),
+    });
+    const { events, text } = await read(client);
+    expect(text).toMatch(/^Hello from the tiny built-in model\./);
+    expect(events.some((event) => event.type === 'error')).toBe(false);
+    expect(events.at(-1)).toEqual({ type: 'finish', reason: 'length' });
+    expect(failedOn).toEqual([broken]);
+  });
+
+  it("says why when no fresh worker comes, or when there is no way to ask for one", async () => {
+    for (const renew of [() => Promise.resolve(null), undefined]) {
+      const { events, text } = await read(createLlmClient({ local: createLocalLlmClient(() => broken, undefined, renew) }));
+      expect(text).toBe('');
+      const error = events.find((event) => event.type === 'error');
+      expect(error?.type === 'error' && error.error.message).toContain('Failed to fetch dynamically imported module');
+      expect(events.at(-1)).toEqual({ type: 'finish', reason: 'error' });
+    }
+  });
+
+  it('starts nothing again for a failure of another kind', async () => {
+    let renewals = 0;
+    const failing = {
+      generate: () => Promise.resolve({ ok: false, error: { code: 'out_of_memory', message: 'Not enough memory.' } }),
+    } as unknown as Remote<GenerationWorkerApi>;
+    const client = createLlmClient({
+      local: createLocalLlmClient(() => failing, undefined, () => {
+        renewals++;
+        return Promise.resolve(working());
+      }),
+    });
+    const { events } = await read(client);
+    expect(renewals).toBe(0);
+    const error = events.find((event) => event.type === 'error');
+    expect(error?.type === 'error' && error.error.message).toContain('Not enough memory.');
+  });
+});
