@@ -10,6 +10,7 @@ import { readFileSync, existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism, cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
+import { describeFailure, mergeSections } from './bench-results.mjs';
 
 /**
  * Each bench bounds its own work; these limits only stop a hung one (generous: on a shared,
@@ -118,6 +119,8 @@ const met = (flag) => (flag === undefined ? '' : flag ? 'yes' : '**no**');
 
 function renderSection(section) {
   const lines = [`## ${section.title}`, ''];
+  const failure = describeFailure(section);
+  if (failure !== null) lines.push(`- ${failure}`, '');
   if (section.figures.length > 0) {
     lines.push(
       '| figure | median | p5 – p95 | runs | baseline / limit (same run) | baseline median | ratio | target | met |',
@@ -206,12 +209,7 @@ async function main() {
       console.error(`✗ ${bench.id}: ${why}`);
       sections.push({
         id: bench.id,
-        title: bench.id,
-        figures: [],
-        values: [],
-        notes: [`Failed: ${why}; see the console output.`],
-        seconds: outcome.seconds,
-        date: new Date().toISOString(),
+        failure: { why, date: new Date().toISOString(), seconds: outcome.seconds },
       });
     }
   }
@@ -223,12 +221,12 @@ async function main() {
   const previous = existsSync('test/bench/results.json')
     ? JSON.parse(await readFile('test/bench/results.json', 'utf8'))
     : { sections: [] };
-  const merged = BENCHES.map(
-    (bench) =>
-      sections.find((section) => section.id === bench.id) ??
-      previous.sections?.find((section) => section.id === bench.id),
-  ).filter((section) => section !== undefined);
-  for (const section of merged) section.date ??= previous.date;
+  const merged = mergeSections(
+    BENCHES.map((bench) => bench.id),
+    sections,
+    previous.sections ?? [],
+    previous.date,
+  );
   const results = { date: startedAt.toISOString(), machine, command, sections: merged };
   await writeFile('test/bench/results.json', JSON.stringify(results, null, 2) + '\n');
   await writeFile('test/bench/RESULTS.md', renderResults(results));
