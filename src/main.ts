@@ -219,6 +219,7 @@ async function start(): Promise<void> {
       loadIngest,
       loadEmbedding,
       searchProject: (request, signal) => workerClient.searchProject(request, signal),
+      prepareSearch: (projectId) => workerClient.prepareProjectSearch(projectId),
       newId,
       now: clock.now,
     });

@@ -697,6 +697,13 @@ export type ProjectSearchMode = 'hybrid' | 'keyword';
 export type KeywordOnlyReason = 'no_passages' | 'not_embedded' | 'model_unavailable';
 
 export interface ProjectSearch {
+  /**
+   * Readies a project for its first search while the person is still typing: its stored index is
+   * read and the embedding model loaded (a second on a cold start), when the stored index is
+   * current. Nothing is built or downloaded that a search would not need. Never rejects: a
+   * search says what went wrong.
+   */
+  prepare(projectId: ProjectId): Promise<void>;
   search(
     projectId: ProjectId,
     queries: readonly string[],

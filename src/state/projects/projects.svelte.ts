@@ -22,6 +22,12 @@ export interface ProjectsDeps {
   loadEmbedding(): EmbeddingClient;
   /** The agent worker's search of a project's files (the screen's search box). */
   searchProject: ProjectSearchDeps['search'];
+  /**
+   * Reads a project's search index and loads the embedding model ahead of its first search,
+   * while the person types (the agent worker's prepareProjectSearch); its failure is the
+   * search's to report.
+   */
+  prepareSearch?: (projectId: ProjectId) => Promise<void>;
   newId(): string;
   now(): number;
 }
@@ -113,6 +119,7 @@ export class ProjectsState {
     const project = (await this.deps.projects.get(projectId)) ?? null;
     if (token !== this.openToken) return;
     this.project = project;
+    if (project) void this.deps.prepareSearch?.(project.id).catch(() => undefined);
     await this.reloadFiles();
   }
 

@@ -9,7 +9,7 @@ import { processMessage, type AgentDeps } from '../../core/agent/process-message
 import { testSearchBackend } from '../../core/agent/tools/search-backends';
 import type { Tool } from '../../core/agent/tools/tool';
 import { renderNumberedDocuments } from '../../core/context';
-import type { ProviderConfig, SessionId } from '../../core/model';
+import { projectIdSchema, type ProviderConfig, type SessionId } from '../../core/model';
 import type { Clock, ConfirmationPort, Embedder, Ids, LlmClient, Scheduler, SettingsStore, TokenCounter } from '../../core/ports';
 import { resolveModelInfo } from '../../core/model/model-catalog';
 import type { CarrelDb } from '../../storage/db';
@@ -208,6 +208,11 @@ export function createAgentHost(host: AgentHostDeps): AgentWorkerApi {
     cancelProjectSearch(searchId) {
       projectSearches.get(searchId)?.abort();
       return Promise.resolve();
+    },
+    async prepareProjectSearch(projectId) {
+      // Work ahead of a search: an id that does not parse is left for the search to refuse.
+      const parsed = projectIdSchema.safeParse(projectId);
+      if (parsed.success) await projectFiles.search.prepare(parsed.data);
     },
     async listModels(providerId) {
       try {

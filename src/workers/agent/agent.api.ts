@@ -137,6 +137,11 @@ export interface AgentWorkerApi {
   /** Cancels a project search still running; an unknown or finished id is ignored. */
   cancelProjectSearch(searchId: string): Promise<void>;
   /**
+   * The project screen opened: its stored index is read and the embedding model loaded while
+   * the person types, so the first search answers as fast as the next (ProjectSearch.prepare).
+   */
+  prepareProjectSearch(projectId: string): Promise<void>;
+  /**
    * "Compact now": summarises the oldest turns of the chat's visible branch (the newest stay
    * verbatim); null when there is nothing to summarise. Nothing is deleted.
    */
@@ -190,6 +195,7 @@ export const AGENT_CALLS: CallKinds<AgentWorkerApi> = {
   stopModel: 'throws',
   searchProject: 'result',
   cancelProjectSearch: 'throws',
+  prepareProjectSearch: 'throws',
   compactNow: 'result',
   undoCompaction: 'result',
   listSummaries: 'result',

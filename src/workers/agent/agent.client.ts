@@ -71,6 +71,7 @@ export function createAgentClient(options: AgentClientOptions = {}): AgentClient
     saveTemporaryChat: (sessionId) => call((api) => api.saveTemporaryChat(sessionId)),
     discardTemporaryChat: (sessionId) => call((api) => api.discardTemporaryChat(sessionId)),
     temporaryChatTitle: (sessionId) => call((api) => api.temporaryChatTitle(sessionId)),
+    prepareProjectSearch: (projectId) => call((api) => api.prepareProjectSearch(projectId)),
     async searchProject(request, signal) {
       if (signal.aborted) return { ok: false, error: SEARCH_CANCELLED };
       const searchId = crypto.randomUUID();

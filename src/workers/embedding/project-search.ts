@@ -123,13 +123,7 @@ export function createProjectSearch(deps: ProjectSearchDeps): ProjectSearch {
     stored: StoredProjectSnapshot,
     files: readonly FileName[],
   ): Promise<ProjectIndex | null> {
-    const { format, fileIds, fileNames } = stored.head;
-    if (
-      format !== SEARCH_SNAPSHOT_FORMAT ||
-      fileIds.length !== files.length ||
-      files.some((file, at) => file.id !== fileIds[at] || file.name !== fileNames[at])
-    )
-      return null;
+    if (!isSnapshotOf(stored, files)) return null;
     // Its postings stay in the store: each search reads its terms' (see prepare).
     const [embedder, snapshot] = await Promise.all([
       stored.head.hasAnyVector ? loadEmbedderOrNull() : null,
@@ -244,6 +238,20 @@ export function createProjectSearch(deps: ProjectSearchDeps): ProjectSearch {
   }
 
   return {
+    async prepare(projectId) {
+      try {
+        // Only a current snapshot is read ahead: joining the blocks is a search's work.
+        const [stored, names] = await Promise.all([
+          deps.searchBlocks.readSnapshot(projectId),
+          deps.files.listNamesByProject(projectId),
+        ]);
+        if (stored.snapshot === null || !isSnapshotOf(stored.snapshot, names)) return;
+        const { index } = await openIndex(projectId);
+        index.prepareScan();
+      } catch {
+        // The search that follows reads the project again, and says what went wrong.
+      }
+    },
     async search(projectId, queries, signal) {
       let { index, embedder } = await openIndex(projectId);
       let result;
@@ -287,6 +295,16 @@ export function createProjectSearch(deps: ProjectSearchDeps): ProjectSearch {
       };
     },
   };
+}
+
+/** Whether a stored snapshot was joined, in this format, from exactly these files and names. */
+function isSnapshotOf(stored: StoredProjectSnapshot, files: readonly FileName[]): boolean {
+  const { format, fileIds, fileNames } = stored.head;
+  return (
+    format === SEARCH_SNAPSHOT_FORMAT &&
+    fileIds.length === files.length &&
+    files.every((file, at) => file.id === fileIds[at] && file.name === fileNames[at])
+  );
 }
 
 function explainKeywordOnly(index: ProjectIndex, embedder: Embedder | null): KeywordOnlyReason {

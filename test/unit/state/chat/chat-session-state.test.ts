@@ -60,6 +60,7 @@ async function createChat(options: { afterTurn?: () => Promise<void>; locks?: Se
     testWebSearch: refuse,
     testMcpServer: refuse,
     searchProject: refuse,
+    prepareProjectSearch: refuse,
     dispose: () => undefined,
   };
   let runs = 0;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { asFileId, type FileId, type ModelInfo } from '../../../../src/core/model';
+import { asFileId, asProjectId, type FileId, type ModelInfo } from '../../../../src/core/model';
 import type { FileStore, StoredFile } from '../../../../src/core/ports';
 import { AttachmentsState } from '../../../../src/state/chat/attachments.svelte';
 import { NoticesState } from '../../../../src/state/shell/notices.svelte';
@@ -85,7 +85,13 @@ function createDrivenEmbedding() {
   return { client, calls, nextCall };
 }
 
-async function createProjects(options: { embedding?: EmbeddingClient; ingest?: (stores: Awaited<ReturnType<typeof createRagStores>>) => IngestClient } = {}) {
+async function createProjects(
+  options: {
+    embedding?: EmbeddingClient;
+    ingest?: (stores: Awaited<ReturnType<typeof createRagStores>>) => IngestClient;
+    prepareSearch?: (projectId: string) => Promise<void>;
+  } = {},
+) {
   const stores = await createRagStores();
   let id = 0;
   const newChat = new NewChatProject();
@@ -99,6 +105,7 @@ async function createProjects(options: { embedding?: EmbeddingClient; ingest?: (
     loadEmbedding: () => options.embedding ?? createUnavailableEmbedding(),
     // The search box has its own tests (project-search-state.test.ts).
     searchProject: () => Promise.reject(new Error('not searched in these tests')),
+    ...(options.prepareSearch ? { prepareSearch: options.prepareSearch } : {}),
     newId: () => `id-${++id}`,
     now: () => 1_000,
   });
@@ -117,6 +124,22 @@ const SMALL_MODEL: ModelInfo = {
 };
 
 describe('ProjectsState', () => {
+  it('readies a project for its first search as it opens, and a search failing ahead of time says nothing', async () => {
+    const prepared: string[] = [];
+    const { projects } = await createProjects({
+      prepareSearch: (projectId) => {
+        prepared.push(projectId);
+        return Promise.reject(new Error('The worker is gone.'));
+      },
+    });
+    const project = await projects.create('Notes');
+    await projects.open(project.id);
+    await projects.open(asProjectId('no-such-project'));
+    expect(prepared).toEqual([project.id]);
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(projects.search.error).toBeNull();
+  });
+
   it('uploads files with one settled row each, lists them, and reports a duplicate', async () => {
     const { projects } = await createProjects();
     const project = await projects.create('Notes');

@@ -149,6 +149,8 @@ function reopen(
   stores: Stores,
   background?: ReturnType<typeof collectBackground>,
   loadEmbedder: () => Promise<Embedder | null> = () => Promise.resolve(null),
+  /** With the app's index cache (watched writes): an index opened stays for the next search. */
+  isCached = false,
 ) {
   const { reads, searchBlocks } = countBlockReads(stores.searchBlocks);
   // Reads of file rows: whole listings, and single rows (each row holds its file's bytes).
@@ -164,6 +166,7 @@ function reopen(
     searchBlocks,
     loadEmbedder,
     runInBackground: background?.run ?? skipSnapshots,
+    ...(isCached ? { watchWrites: (onWrite: () => void) => watchTableWrites(stores.db, ['files', 'chunks'], onWrite) } : {}),
   });
   return { search, reads, fileReads };
 }
@@ -468,6 +471,65 @@ describe('stored search snapshots', () => {
     expect(await readSnapshotRow(stores)).toBeUndefined();
     expect(await stores.searchBlocks.putSnapshot(PROJECT, snapshot, 0)).toBe(false);
     expect(await readSnapshotRow(stores)).toBeUndefined();
+  });
+});
+
+/** A model loader that records each time it is asked for the model. */
+function countLoads(embedder: Embedder | null) {
+  const loads: string[] = [];
+  const load = () => {
+    loads.push('model');
+    return Promise.resolve(embedder);
+  };
+  return { loads, load };
+}
+
+describe('preparing a project for its first search', () => {
+  it('reads a current snapshot and loads the model ahead, so the first search reads and joins nothing more', async () => {
+    const tiny = await loadTinyEmbedder();
+    const { stores } = await createWatchedSearch(() => Promise.resolve(tiny));
+    await embedProject(stores, tiny);
+    const background = collectBackground();
+    const expected = await reopen(stores, background, () => Promise.resolve(tiny)).search.search(PROJECT, QUERIES[0] ?? [], signal);
+    expect(expected.mode).toBe('hybrid');
+    expect(await background.settle()).toEqual([true]);
+    const { loads, load } = countLoads(tiny);
+    const opened = reopen(stores, undefined, load, true);
+    await opened.search.prepare(PROJECT);
+    expect(opened.reads).toEqual({ joins: 0, fileChunks: 0, snapshots: 1 });
+    expect(loads.length).toBeGreaterThan(0);
+    expect(await opened.search.search(PROJECT, QUERIES[0] ?? [], signal)).toEqual(expected);
+    expect(opened.reads).toEqual({ joins: 0, fileChunks: 0, snapshots: 1 });
+  });
+
+  it('builds nothing and loads no model when no current snapshot is stored', async () => {
+    const { stores, fileIds } = await createWatchedSearch();
+    const { loads, load } = countLoads(null);
+    const fresh = reopen(stores, undefined, load, true);
+    await fresh.search.prepare(PROJECT);
+    expect({ reads: fresh.reads, loads }).toEqual({ reads: { joins: 0, fileChunks: 0, snapshots: 0 }, loads: [] });
+    // A snapshot stored, then a file renamed: the snapshot names other files.
+    const background = collectBackground();
+    await reopen(stores, background).search.search(PROJECT, QUERIES[0] ?? [], signal);
+    expect(await background.settle()).toEqual([true]);
+    const file = await stores.files.get(fileIds[0] as FileId);
+    if (file === undefined) throw new Error('expected the file');
+    await stores.files.put({ ...file, name: 'renamed.pdf' });
+    const renamed = reopen(stores, undefined, load, true);
+    await renamed.search.prepare(PROJECT);
+    expect({ reads: renamed.reads, loads }).toEqual({ reads: { joins: 0, fileChunks: 0, snapshots: 0 }, loads: [] });
+  });
+
+  it('never rejects: a store that cannot be read is the search\'s to report', async () => {
+    const { stores } = await createWatchedSearch();
+    const search = createProjectSearch({
+      ...stores,
+      searchBlocks: { ...stores.searchBlocks, readSnapshot: () => Promise.reject(new Error('The disk is gone.')) },
+      loadEmbedder: () => Promise.resolve(null),
+      runInBackground: skipSnapshots,
+    });
+    await expect(search.prepare(PROJECT)).resolves.toBeUndefined();
+    await expect(search.search(PROJECT, ['Lisbon office'], signal)).rejects.toThrow('The disk is gone.');
   });
 });
 
