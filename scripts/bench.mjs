@@ -44,6 +44,7 @@ const BENCHES = [
   { id: 'ingest', file: 'test/bench/ingest.bench.ts', timeoutMs: 10_800_000 },
   { id: 'backup', file: 'test/bench/backup.bench.ts', timeoutMs: 1_200_000 },
   { id: 'cold-open', file: 'test/bench/cold-open.bench.ts', timeoutMs: 1_800_000 },
+  { id: 'project-open', file: 'test/bench/project-open.bench.ts', timeoutMs: 600_000 },
   {
     id: 'backup-1gb',
     file: 'test/bench/backup.bench.ts',
