@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { asProjectId } from '../../../../src/core/model';
 import type { Embedder } from '../../../../src/core/ports';
 import { createStores } from '../../../../src/storage';
@@ -16,10 +16,14 @@ async function createSearchHost(options: {
   files: string[];
   loadQueryEmbedder?: () => Promise<Embedder | null>;
   embedWith?: Embedder;
+  /** An agent made by the caller, to reach its database. */
+  agent?: TestAgent;
 }) {
-  const agent = await TestAgent.create(
-    options.loadQueryEmbedder ? { loadQueryEmbedder: options.loadQueryEmbedder } : {},
-  );
+  const agent =
+    options.agent ??
+    (await TestAgent.create(
+      options.loadQueryEmbedder ? { loadQueryEmbedder: options.loadQueryEmbedder } : {},
+    ));
   let id = 0;
   const clock = buildFrozenClock();
   const ids = { newId: () => `file-${++id}` };
@@ -89,6 +93,29 @@ describe('the agent host: searchProject', () => {
       text: expect.stringContaining('Espresso needs a fine grind') as unknown,
       location: 'Brewing coffee · chars 0–228',
     });
+  });
+
+  it('loads the query model ahead for a project whose stored index is current, and ignores an id that does not parse', async () => {
+    const tiny = await loadTinyEmbedder();
+    let loads = 0;
+    const agent = await TestAgent.create({
+      loadQueryEmbedder: () => {
+        loads++;
+        return Promise.resolve(tiny);
+      },
+    });
+    const api = await createSearchHost({ files: ['corpus/coffee.md'], embedWith: tiny, agent });
+    // Nothing stored yet: opening the project reads and loads nothing.
+    await api.prepareProjectSearch(PROJECT);
+    expect(loads).toBe(0);
+    const result = await api.searchProject('s1', { projectId: PROJECT, query: 'espresso grind' });
+    expect(result.ok && result.value.mode).toBe('hybrid');
+    // The first search stores the joined index in the background.
+    await vi.waitFor(async () => expect((await agent.db.searchSnapshots.get(PROJECT))?.snapshot).toBeTruthy());
+    const before = loads;
+    await api.prepareProjectSearch(PROJECT);
+    expect(loads).toBeGreaterThan(before);
+    await expect(api.prepareProjectSearch('')).resolves.toBeUndefined();
   });
 
   it('says the model is unavailable when vectors exist but the query model cannot load', async () => {
