@@ -174,6 +174,9 @@ export function prepareContext(
   const project = turn.project
     ? scopeProject(turn.project, turn.projectFiles, model, reservedOutputTokens)
     : null;
+  // Files that are searched: the project's index and query model load while the model writes
+  // its first step, not when it first calls search_project. The search reports any failure.
+  if (project?.mode === 'search') void ports.projectFiles.search.prepare(project.project.id);
   const tools = offeredTools(turn, project, model, ports);
   const agent = turn.agent ?? createDefaultAgent(ports.clock.now());
   const key = `${provider.id}/${model.id}`;

@@ -5,6 +5,7 @@ import { createStores } from '../../../../src/storage';
 import { createEmbeddingHost } from '../../../../src/workers/embedding/embedding-host';
 import { MAX_PROJECT_QUERY_CHARS } from '../../../../src/workers/agent/agent.api';
 import { buildFrozenClock } from '../../../builders/clock';
+import { scripts } from '../../../fakes/scripted-llm-client';
 import { TestAgent } from '../../../fakes/test-agent';
 import { loadTinyEmbedder, TINY_MODEL_SETTINGS } from '../embedding/tiny-model';
 import { fixtureInput, ingestAll } from '../rag-stores';
@@ -116,6 +117,37 @@ describe('the agent host: searchProject', () => {
     await api.prepareProjectSearch(PROJECT);
     expect(loads).toBeGreaterThan(before);
     await expect(api.prepareProjectSearch('')).resolves.toBeUndefined();
+  });
+
+  it("loads the project's query model as a turn whose files are searched begins, before any search", async () => {
+    const tiny = await loadTinyEmbedder();
+    let loads = 0;
+    const agent = await TestAgent.create({
+      loadQueryEmbedder: () => {
+        loads++;
+        return Promise.resolve(tiny);
+      },
+    });
+    // A window too small for the files: the turn offers search_project instead of inlining them.
+    await agent.addProvider({ contextWindowOverrides: { 'gpt-4o-mini': 4_000 } });
+    const corpus = ['beekeeping', 'bicycle', 'coffee', 'expenses', 'kubernetes', 'photosynthesis', 'router', 'sourdough'];
+    const api = await createSearchHost({ files: corpus.map((name) => `corpus/${name}.md`), embedWith: tiny, agent });
+    await api.searchProject('s1', { projectId: PROJECT, query: 'espresso grind' });
+    await vi.waitFor(async () => expect((await agent.db.searchSnapshots.get(PROJECT))?.snapshot).toBeTruthy());
+    await createStores(agent.db, buildFrozenClock(), { newId: () => 'project-row' }).projects.put({
+      id: PROJECT,
+      name: 'Coffee',
+      instructions: '',
+      defaultModel: null,
+      defaultAgentId: null,
+      createdAt: 1,
+      updatedAt: 1,
+    });
+    const before = loads;
+    const turn = await agent.script(scripts.text('Fine, then.')).send('How fine a grind?', { projectId: PROJECT });
+    expect(turn.result.ok).toBe(true);
+    expect(agent.llm.requests[0]?.tools.map((tool) => tool.name)).toContain('search_project');
+    expect(loads).toBeGreaterThan(before);
   });
 
   it('says the model is unavailable when vectors exist but the query model cannot load', async () => {
