@@ -45,6 +45,19 @@ async function createSearchHost(options: {
   return agent.api;
 }
 
+/** An agent whose project search loads the tiny query model, counting how often it is asked to. */
+async function createCountingAgent() {
+  const tiny = await loadTinyEmbedder();
+  let count = 0;
+  const agent = await TestAgent.create({
+    loadQueryEmbedder: () => {
+      count++;
+      return Promise.resolve(tiny);
+    },
+  });
+  return { tiny, agent, loads: () => count };
+}
+
 /** An embedder that never answers until its signal aborts, like a slow model mid-query. */
 function createStalledEmbedder(modelId: string): Embedder & { started: Promise<void> } {
   let markStarted = (): void => undefined;
@@ -97,37 +110,23 @@ describe('the agent host: searchProject', () => {
   });
 
   it('loads the query model ahead for a project whose stored index is current, and ignores an id that does not parse', async () => {
-    const tiny = await loadTinyEmbedder();
-    let loads = 0;
-    const agent = await TestAgent.create({
-      loadQueryEmbedder: () => {
-        loads++;
-        return Promise.resolve(tiny);
-      },
-    });
+    const { tiny, agent, loads } = await createCountingAgent();
     const api = await createSearchHost({ files: ['corpus/coffee.md'], embedWith: tiny, agent });
     // Nothing stored yet: opening the project reads and loads nothing.
     await api.prepareProjectSearch(PROJECT);
-    expect(loads).toBe(0);
+    expect(loads()).toBe(0);
     const result = await api.searchProject('s1', { projectId: PROJECT, query: 'espresso grind' });
     expect(result.ok && result.value.mode).toBe('hybrid');
     // The first search stores the joined index in the background.
     await vi.waitFor(async () => expect((await agent.db.searchSnapshots.get(PROJECT))?.snapshot).toBeTruthy());
-    const before = loads;
+    const before = loads();
     await api.prepareProjectSearch(PROJECT);
-    expect(loads).toBeGreaterThan(before);
+    expect(loads()).toBeGreaterThan(before);
     await expect(api.prepareProjectSearch('')).resolves.toBeUndefined();
   });
 
   it("loads the project's query model as a turn whose files are searched begins, before any search", async () => {
-    const tiny = await loadTinyEmbedder();
-    let loads = 0;
-    const agent = await TestAgent.create({
-      loadQueryEmbedder: () => {
-        loads++;
-        return Promise.resolve(tiny);
-      },
-    });
+    const { tiny, agent, loads } = await createCountingAgent();
     // A window too small for the files: the turn offers search_project instead of inlining them.
     await agent.addProvider({ contextWindowOverrides: { 'gpt-4o-mini': 4_000 } });
     const corpus = ['beekeeping', 'bicycle', 'coffee', 'expenses', 'kubernetes', 'photosynthesis', 'router', 'sourdough'];
@@ -143,11 +142,11 @@ describe('the agent host: searchProject', () => {
       createdAt: 1,
       updatedAt: 1,
     });
-    const before = loads;
+    const before = loads();
     const turn = await agent.script(scripts.text('Fine, then.')).send('How fine a grind?', { projectId: PROJECT });
     expect(turn.result.ok).toBe(true);
     expect(agent.llm.requests[0]?.tools.map((tool) => tool.name)).toContain('search_project');
-    expect(loads).toBeGreaterThan(before);
+    expect(loads()).toBeGreaterThan(before);
   });
 
   it('says the model is unavailable when vectors exist but the query model cannot load', async () => {
