@@ -52,7 +52,12 @@ export function createGenerationLink<T>(options: {
         // Answers failing together on one worker ask for one fresh worker between them.
         const isFirst = waiting.size === 0;
         waiting.add(settle);
-        if (isFirst) askForFresh?.();
+        if (!isFirst) return;
+        try {
+          askForFresh?.();
+        } catch {
+          settle(null);
+        }
       });
     },
   };

@@ -40,6 +40,15 @@ describe("the agent worker's link to the generation worker", () => {
     expect(asked).toBe(2);
   });
 
+  it('gives up with null when asking the page fails', async () => {
+    const link = createGenerationLink<FakeWorker>();
+    const only = { name: 'only' };
+    link.connect(only, () => {
+      throw new Error('The page is gone.');
+    });
+    expect(await link.renew(only, new AbortController().signal)).toBeNull();
+  });
+
   it('has nothing to renew before the page connected a worker', async () => {
     const link = createGenerationLink<FakeWorker>();
     expect(link.current()).toBeNull();
