@@ -148,6 +148,9 @@ export async function ingestFile(
     report('done', duplicate.id);
     return { kind: 'duplicate', fileId: duplicate.id, name: duplicate.name };
   }
+  // A file handed in with others may carry a creation time a few milliseconds ahead of the
+  // clock (see addedAt): it is never changed before it was created.
+  const stamp = (): number => Math.max(deps.clock.now(), request.addedAt);
   const file: StoredFile = {
     id: asFileId(deps.ids.newId()),
     projectId: request.projectId,
@@ -159,7 +162,7 @@ export async function ingestFile(
     status: 'processing',
     tokenCount: 0,
     createdAt: request.addedAt,
-    updatedAt: deps.clock.now(),
+    updatedAt: stamp(),
   };
   await deps.files.put(file);
   try {
@@ -172,7 +175,7 @@ export async function ingestFile(
     );
     if (extracted.kind === 'image') {
       const tokenCount = estimateOpenAiImageTokens(extracted);
-      await deps.files.put({ ...file, status: 'ready', tokenCount, updatedAt: deps.clock.now() });
+      await deps.files.put({ ...file, status: 'ready', tokenCount, updatedAt: stamp() });
       report('done', file.id);
       return {
         kind: 'stored',
@@ -223,7 +226,7 @@ export async function ingestFile(
       text: extracted.text,
       tokenCount,
       ...(extracted.pageMap ? { pageMap: extracted.pageMap } : {}),
-      updatedAt: deps.clock.now(),
+      updatedAt: stamp(),
     });
     // A cancel that came while the passages were stored still stops the file: the person saw
     // it working when they cancelled, so it is taken out again.
@@ -263,7 +266,7 @@ export async function ingestFile(
       ...file,
       status,
       error: ingestError.message,
-      updatedAt: deps.clock.now(),
+      updatedAt: stamp(),
     });
     report('failed', file.id);
     return {

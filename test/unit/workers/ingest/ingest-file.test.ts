@@ -276,6 +276,9 @@ describe('ingesting files side by side', () => {
     expect(stored).not.toEqual(picked);
     const listed = await stores.files.listByProject(PROJECT);
     expect(listed.map((file) => file.name)).toEqual(picked);
+    // The clock here stands still: the later files' creation times run ahead of it, and none
+    // of them is changed before it was created.
+    expect(listed.every((file) => file.updatedAt >= file.createdAt)).toBe(true);
   });
 
   it('honours a cancel that arrives while the passages are being stored: no file, no passage is left', async () => {
