@@ -187,25 +187,15 @@ export function openStoredSnapshot(stored: unknown): StoredProjectSnapshot | nul
 const POSTINGS: readonly PartName[] = ['text.postings', 'title.postings'];
 
 /**
- * The snapshot a stored one holds, or null when it does not read (a part missing, out of the
- * Blob's bounds or of another kind, text that does not parse): it is then joined again. Whether
- * the arrays agree with each other is checked where the index is made (core/rag).
- */
-export async function decodeSearchSnapshot(stored: unknown): Promise<ProjectSearchSnapshot | null> {
-  if (!isStoredShaped(stored)) return null;
-  const read = await readParts(stored, []);
-  if (read === null) return null;
-  const postings = (prefix: 'text' | 'title') => read(`${prefix}.postings`, ['u8']) as Uint8Array;
-  return assemble(stored, read, postings);
-}
-
-/**
- * As decodeSearchSnapshot, but each field's postings stay in the Blob, read by range when a
- * search needs a term's (a read that fails rejects, and the search joins the blocks again).
+ * The snapshot a stored one holds, but each field's postings, which stay in the Blob, read by
+ * range when a search needs a term's (a read that fails rejects, and the search joins the blocks
+ * again). Null when it does not read (a part missing, out of the Blob's bounds or of another
+ * kind, text that does not parse): it is then joined again. Whether the arrays agree with each
+ * other is checked where the index is made (core/rag).
  */
 export async function openSearchSnapshot(stored: unknown): Promise<OpenedProjectSnapshot | null> {
   if (!isStoredShaped(stored)) return null;
-  const read = await readParts(stored, POSTINGS);
+  const read = await readParts(stored);
   if (read === null) return null;
   const { parts, data } = stored;
   const postings = (prefix: 'text' | 'title'): StoredBytes => {
@@ -244,19 +234,16 @@ function measurePart(part: StoredPart): number | null {
 }
 
 /**
- * Reads every part but `skipped` from the Blob: parts that lie next to each other in one slice,
- * the vectors in a slice of their own. Null when the Blob does not read.
+ * Reads every part but the postings from the Blob: parts that lie next to each other in one
+ * slice, the vectors in a slice of their own. Null when the Blob does not read.
  */
-async function readParts(
-  stored: StoredSearchSnapshot,
-  skipped: readonly PartName[],
-): Promise<PartReader | null> {
+async function readParts(stored: StoredSearchSnapshot): Promise<PartReader | null> {
   const { parts, data } = stored;
   if (parts['vectors.values'] === undefined) return null;
   const wanted = PART_NAMES.flatMap((name) => {
     const part = parts[name];
     const bytes = part === undefined ? null : measurePart(part);
-    return part === undefined || bytes === null || skipped.includes(name)
+    return part === undefined || bytes === null || POSTINGS.includes(name)
       ? []
       : [{ name, start: part.offset, end: part.offset + bytes }];
   }).sort((a, b) => a.start - b.start);
@@ -305,11 +292,11 @@ async function readParts(
   };
 }
 
-/** The snapshot from its parts, with each field's postings as `postings` gives them. */
-function assemble<P>(
+/** The snapshot from its parts, each field's postings left in the store (`postings`). */
+function assemble(
   stored: StoredSearchSnapshot,
   read: PartReader,
-  postings: (prefix: 'text' | 'title') => P,
+  postings: (prefix: 'text' | 'title') => StoredBytes,
 ) {
   try {
     const field = (prefix: 'text' | 'title') => ({

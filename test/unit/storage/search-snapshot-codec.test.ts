@@ -2,11 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { asFileId } from '../../../src/core/model';
 import type { ProjectSearchSnapshot } from '../../../src/core/ports';
 import {
-  decodeSearchSnapshot,
   encodeSearchSnapshot,
   openSearchSnapshot,
   type StoredSearchSnapshot,
 } from '../../../src/storage/search-snapshot-codec';
+import { readWholeSnapshot } from './read-whole-snapshot';
 
 function buildSnapshot(isInt8: boolean): ProjectSearchSnapshot {
   const field = (offset: number) => ({
@@ -55,7 +55,7 @@ describe('stored search snapshots', () => {
       const snapshot = buildSnapshot(isInt8);
       const stored = structuredClone(encodeSearchSnapshot(snapshot));
       expect(stored.data).toBeInstanceOf(Blob);
-      expect(await decodeSearchSnapshot(stored)).toEqual(snapshot);
+      expect(await readWholeSnapshot(stored)).toEqual(snapshot);
     }
   });
 
@@ -76,10 +76,10 @@ describe('stored search snapshots', () => {
     for (const [label, breakIt] of broken) {
       const stored = encodeSearchSnapshot(buildSnapshot(true));
       breakIt(stored);
-      expect({ label, snapshot: await decodeSearchSnapshot(stored) }).toEqual({ label, snapshot: null });
+      expect({ label, snapshot: await readWholeSnapshot(stored) }).toEqual({ label, snapshot: null });
     }
-    expect(await decodeSearchSnapshot({ junk: true })).toBeNull();
-    expect(await decodeSearchSnapshot(null)).toBeNull();
+    expect(await readWholeSnapshot({ junk: true })).toBeNull();
+    expect(await readWholeSnapshot(null)).toBeNull();
   });
 });
 
@@ -108,7 +108,7 @@ describe('stored search snapshots opened for a search', () => {
       const snapshot = buildSnapshot(isInt8);
       const encoded = structuredClone(encodeSearchSnapshot(snapshot));
       for (const stored of [encoded, await reverseLayout(encoded)]) {
-        expect(await decodeSearchSnapshot(stored)).toEqual(snapshot);
+        expect(await readWholeSnapshot(stored)).toEqual(snapshot);
         const opened = await openSearchSnapshot(stored);
         if (opened === null) throw new Error('expected the snapshot to open');
         const { keywords, ...rest } = opened;

@@ -2,7 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import type { FileId } from '../../../../src/core/model';
 import type { Embedder, FileStore, SearchBlockStore } from '../../../../src/core/ports';
 import { buildFileSearchBlock } from '../../../../src/core/rag';
-import { decodeSearchSnapshot } from '../../../../src/storage/search-snapshot-codec';
+import { readWholeSnapshot } from '../../storage/read-whole-snapshot';
 import { watchTableWrites } from '../../../../src/storage/watch-writes';
 import { createEmbeddingHost } from '../../../../src/workers/embedding/embedding-host';
 import { createProjectSearch } from '../../../../src/workers/embedding/project-search';
@@ -297,7 +297,7 @@ describe('stored search snapshots', () => {
   it('let a reopened project answer from one stored row, reading no block and no chunk, exactly as from the blocks', async () => {
     const { stores, expected } = await createSnapshotted();
     const row = await readSnapshotRow(stores);
-    expect((await decodeSearchSnapshot(row?.snapshot))?.chunkIds.length).toBeGreaterThan(0);
+    expect((await readWholeSnapshot(row?.snapshot))?.chunkIds.length).toBeGreaterThan(0);
     expect(row?.snapshot?.data).toBeInstanceOf(Blob);
     const reopened = reopen(stores);
     expect(await searchAll(reopened.search)).toEqual(expected);
@@ -459,7 +459,7 @@ describe('stored search snapshots', () => {
   it('are not stored when the project\'s chunks changed after the build began, or the project went', async () => {
     const { stores, fileIds } = await createSnapshotted();
     const { generation } = await stores.searchBlocks.readSnapshot(PROJECT);
-    const snapshot = await decodeSearchSnapshot((await readSnapshotRow(stores))?.snapshot);
+    const snapshot = await readWholeSnapshot((await readSnapshotRow(stores))?.snapshot);
     if (snapshot === null) throw new Error('expected a snapshot');
     const fileId = fileIds[0] as FileId;
     await stores.chunks.replaceForFile(fileId, (await stores.chunks.listByFile(fileId)).slice(1));
