@@ -299,21 +299,21 @@ export interface RowIds {
   idOf(row: number): string;
 }
 
-const listRowIds = (ids: readonly string[]): RowIds => ({
+/** The ids of rows held in a list. */
+export const listRowIds = (ids: readonly string[]): RowIds => ({
   length: ids.length,
   idOf: (row) => ids[row] as string,
 });
 
 /**
- * The index a state was exported from, for the rows' ids `ids` (in row order), with no
+ * The index a state was exported from, for the rows' ids `rowIds` (in row order), with no
  * normalising or quantizing again. Throws when the state's arrays disagree with the ids.
  */
 export function restoreVectorIndex(
-  ids: readonly string[] | RowIds,
+  rowIds: RowIds,
   state: VectorIndexState,
   options: Pick<VectorIndexOptions, 'useSimd'> = {},
 ): VectorIndex {
-  const rowIds = 'idOf' in ids ? ids : listRowIds(ids);
   const { dimensions, values, scales, nonFiniteRows } = state;
   const count = rowIds.length;
   const isInt8 = values instanceof Int8Array;

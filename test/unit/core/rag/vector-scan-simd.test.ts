@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createVectorIndex, normalizeVector, restoreVectorIndex, type VectorEntry } from '../../../../src/core/rag';
+import { createVectorIndex, listRowIds, normalizeVector, restoreVectorIndex, type VectorEntry } from '../../../../src/core/rag';
 import { vectorCorpus } from './vector-corpus';
 
 /**
@@ -162,7 +162,7 @@ describe('createVectorIndex with the WebAssembly SIMD kernel', () => {
           const original = createVectorIndex(toEntries(rows), { isInt8 });
           const loop = createVectorIndex(toEntries(rows), { isInt8, useSimd: false });
           const { ids, state } = original.exportState();
-          const restored = restoreVectorIndex(ids, structuredClone(state));
+          const restored = restoreVectorIndex(listRowIds(ids), structuredClone(state));
           // Before: the loop's own ranking and scores, over the rows as they were read.
           expect(restored.scan).toBe('js');
           expect(restored.search(query, rows.length)).toEqual(loop.search(query, rows.length));
@@ -188,7 +188,7 @@ describe('createVectorIndex with the WebAssembly SIMD kernel', () => {
         const { ids, state } = createVectorIndex(toEntries(rows), { isInt8 }).exportState();
         // Whatever a stored row of a listed vector holds, it is not scored.
         state.values.fill(1, 5, 10);
-        const restored = restoreVectorIndex(ids, state);
+        const restored = restoreVectorIndex(listRowIds(ids), state);
         expect(restored.search(query, 4).map((hit) => hit.id)).toEqual(['r2', 'r0']);
         restored.prepareScan();
         expect(restored.search(query, 4).map((hit) => hit.id)).toEqual(['r2', 'r0']);
@@ -197,7 +197,7 @@ describe('createVectorIndex with the WebAssembly SIMD kernel', () => {
 
     it('stays with the loop where the kernel cannot be had', () => {
       const { ids, state } = createVectorIndex(toEntries([Float32Array.from([1, 0]), Float32Array.from([0, 1])])).exportState();
-      const restored = restoreVectorIndex(ids, state);
+      const restored = restoreVectorIndex(listRowIds(ids), state);
       vi.spyOn(WebAssembly, 'validate').mockReturnValue(false);
       restored.prepareScan();
       expect(restored.scan).toBe('js');
