@@ -246,6 +246,8 @@ export function createProjectSearch(deps: ProjectSearchDeps): ProjectSearch {
           deps.files.listNamesByProject(projectId),
         ]);
         if (stored.snapshot === null || !isSnapshotOf(stored.snapshot, names)) return;
+        // Opened as a search opens it, reading the row and the names again: only what is read
+        // once the cache listens for writes may be kept (a write in between would go unseen).
         const { index } = await openIndex(projectId);
         index.prepareScan();
       } catch {
