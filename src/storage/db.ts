@@ -19,6 +19,7 @@ import { readOrigin } from '../core/model';
 import type { FileSearchBlock, PageSpan } from '../core/ports';
 import { StorageError, toStorageError } from './errors';
 import { placeRows, type TreeLinks } from './message-lines';
+import { createMessagePacking, MESSAGE_PACK_SIZE, type MessagePackRow } from './message-packs';
 import type { StoredSearchSnapshot } from './search-snapshot-codec';
 import { ROOT_PARENT_ID, type MessageRow } from './message-row';
 import {
@@ -242,7 +243,18 @@ export const SCHEMA_V12 = {
   files: 'id, projectId, hash, [projectId+name]',
 } as const;
 
-export const CURRENT_SCHEMA_VERSION = 12;
+/**
+ * Version 13: packs, copies of a line's settled messages many to a row, so a long chain loads in
+ * a few reads (`message-packs.ts`). Starts empty: packs are made as chains are loaded.
+ */
+export const SCHEMA_V13 = {
+  ...SCHEMA_V12,
+  messagePacks: '[lineId+start]',
+} as const;
+
+export type { MessagePackRow };
+
+export const CURRENT_SCHEMA_VERSION = 13;
 
 function sumTokens(values: readonly unknown[]): number {
   return values.reduce<number>(
@@ -401,11 +413,19 @@ export class CarrelDb extends Dexie {
   declare readonly imports: Table<ImportRow, string>;
   declare readonly importUndo: Table<ImportUndoRow, number>;
   declare readonly prompts: Table<PromptRow, string>;
+  declare readonly messagePacks: Table<MessagePackRow, [string, number]>;
 
   /** The clock that stamps sync records (a test's frozen clock, or the real one). */
   readonly syncClock: () => number;
+  /** Messages per pack: tests make it small, so a few messages fill one. */
+  readonly messagePackSize: number;
 
-  constructor(name: string, options: DexieOptions = {}, now: () => number = () => Date.now()) {
+  constructor(
+    name: string,
+    options: DexieOptions = {},
+    now: () => number = () => Date.now(),
+    messagePackSize = MESSAGE_PACK_SIZE,
+  ) {
     // Strict durability: a message is on disk when the transaction resolves, not just in the
     // OS cache, so a crash right after "saved" cannot lose it. Migrations get it too.
     super(name, { chromeTransactionDurability: 'strict', ...options });
@@ -423,8 +443,11 @@ export class CarrelDb extends Dexie {
       .upgrade((tx) => recordExistingRows(tx, now()));
     this.version(11).stores(SCHEMA_V11);
     this.version(12).stores(SCHEMA_V12);
+    this.version(13).stores(SCHEMA_V13);
     this.use(createChangeTracking(now));
+    this.use(createMessagePacking(messagePackSize));
     this.syncClock = now;
+    this.messagePackSize = messagePackSize;
   }
 }
 
@@ -437,13 +460,15 @@ export interface OpenCarrelDbOptions {
   onBlocked?: () => void;
   /** The time sync stamps local changes with (tests freeze it); the real time otherwise. */
   now?: () => number;
+  /** Messages per pack (`message-packs.ts`); tests make it small. */
+  messagePackSize?: number;
 }
 
 export async function openCarrelDb(
   name = 'carrel',
   options: OpenCarrelDbOptions = {},
 ): Promise<CarrelDb> {
-  const db = new CarrelDb(name, options.dexie, options.now);
+  const db = new CarrelDb(name, options.dexie, options.now, options.messagePackSize);
   db.on('versionchange', () => {
     // Close first so the other tab's upgrade is not blocked by us while the prompt is shown.
     db.close();

@@ -17,6 +17,7 @@ import {
   type LinePosition,
   type UnplacedMessageRow,
 } from './message-lines';
+import { bindLineTables, readLine, schedulePacking, type LineTables } from './message-packs';
 import { fromMessageRow, toMessageRow } from './message-rows';
 import { parseStored } from './parse-row';
 
@@ -34,41 +35,52 @@ async function loadChildRows(
   return rows.sort(compareRows);
 }
 
+/** Whole buckets of lines read row by row during a walk: packed once the walk is over. */
+type Unpacked = Map<string, number[]>;
+
 /**
- * The rows of `row`'s line above it, shallowest first: one range read. `maxRows` bounds it to
- * the rows just above `row`, for a walk that wants only the end of a chain.
+ * The rows of `row`'s line above it, shallowest first: packs and range reads
+ * (`message-packs.ts`). `maxRows` bounds it to the rows just above `row`, for a walk that wants
+ * only the end of a chain.
  */
-function loadLineAbove(db: CarrelDb, row: MessageRow, maxRows: number): Promise<MessageRow[]> {
+function loadLineAbove(
+  db: LineTables,
+  row: MessageRow,
+  maxRows: number,
+  unpacked: Unpacked,
+): Promise<MessageRow[]> {
   // A line head has nothing above it in its line. A row without a line (written around the
   // stores, e.g. by hand) is walked by its parent link alone.
   const position = readPosition(row);
   if (position === undefined || position.lineId === row.id || position.depth === 0 || maxRows <= 0)
     return Promise.resolve([]);
-  return db.messages
-    .where('[lineId+depth]')
-    .between(
-      [position.lineId, Math.max(0, position.depth - maxRows)],
-      [position.lineId, position.depth],
-      true,
-      false,
-    )
-    .toArray();
+  const starts = unpacked.get(position.lineId) ?? [];
+  unpacked.set(position.lineId, starts);
+  return readLine(
+    db,
+    position.lineId,
+    Math.max(0, position.depth - maxRows),
+    position.depth,
+    starts,
+  );
 }
 
 /**
- * Walks parent links from the leaf, taking each line's part of the chain in one range read
- * (`message-lines.ts`): a keyed read where the chain enters a line, a range read for the rest.
- * Every row is still checked against the parent link it stands for, so a line that disagrees
- * with the links only costs more reads. Stops after `maxLength` rows (the end of the chain);
- * `isComplete` says whether the walk reached the root. Call it inside a read transaction.
+ * Walks parent links from the leaf, taking each line's part of the chain in a few reads
+ * (`message-lines.ts`, `message-packs.ts`): a keyed read where the chain enters a line, packs
+ * and a range read for the rest. Every row is still checked against the parent link it stands
+ * for, so a line that disagrees with the links only costs more reads. Stops after `maxLength`
+ * rows (the end of the chain); `isComplete` says whether the walk reached the root; `unpacked`
+ * lists whole buckets it read row by row.
  */
 async function loadChainRows(
-  db: CarrelDb,
+  db: LineTables,
   leafId: string,
   maxLength = Number.POSITIVE_INFINITY,
-): Promise<{ rows: MessageRow[]; isComplete: boolean }> {
+): Promise<{ rows: MessageRow[]; isComplete: boolean; unpacked: Unpacked }> {
   const chain: MessageRow[] = [];
   const seen = new Set<string>();
+  const unpacked: Unpacked = new Map();
   const append = (row: MessageRow) => {
     if (seen.has(row.id))
       throw new StorageError('invalid_data', `Message ${leafId} has a cycle in its parent links.`);
@@ -86,7 +98,7 @@ async function loadChainRows(
     }
     append(row);
     id = row.parentId;
-    const line = await loadLineAbove(db, row, maxLength - chain.length);
+    const line = await loadLineAbove(db, row, maxLength - chain.length, unpacked);
     for (let index = line.length - 1; index >= 0; index--) {
       const above = line[index] as MessageRow;
       if (above.id !== id) break;
@@ -94,7 +106,29 @@ async function loadChainRows(
       id = above.parentId;
     }
   }
-  return { rows: chain.reverse(), isComplete: id === ROOT_PARENT_ID };
+  return { rows: chain.reverse(), isComplete: id === ROOT_PARENT_ID, unpacked };
+}
+
+/**
+ * Walks the chain in one read transaction, so it sees one consistent tree, then packs the whole
+ * buckets it had to read row by row, in the background.
+ */
+async function readChain(
+  db: CarrelDb,
+  leafId: string,
+  maxLength?: number,
+): Promise<{ rows: MessageRow[]; isComplete: boolean }> {
+  const walk = await db.transaction('r', [db.messages, db.messagePacks], (tx) =>
+    loadChainRows(bindLineTables(tx, db.messagePackSize), leafId, maxLength),
+  );
+  packAfterWalk(db, walk.unpacked);
+  return walk;
+}
+
+/** Packs, in the background, the whole buckets a walk read row by row. */
+function packAfterWalk(db: CarrelDb, unpacked: Unpacked): void {
+  for (const [lineId, starts] of unpacked)
+    if (starts.length > 0) schedulePacking(db, lineId, starts);
 }
 
 /**
@@ -180,7 +214,7 @@ export function createMessageStore(db: CarrelDb, clock: Clock): DexieMessageStor
         const row = toMessageRow(
           parseStored(chatMessageSimpleSchema, message, `Message ${message.id}`),
         );
-        await db.transaction('rw', [db.messages, db.sessions], async () => {
+        const position = await db.transaction('rw', [db.messages, db.sessions], async () => {
           // Reads that do not depend on each other go out together, and so do the two writes:
           // each wait is a round trip to IndexedDB, and sync's change tracking adds to each write.
           const [session, stored, parentRow] = await Promise.all([
@@ -208,7 +242,12 @@ export function createMessageStore(db: CarrelDb, clock: Clock): DexieMessageStor
               updatedAt: clock.now(),
             }),
           ]);
+          return position;
         });
+        // A settled message that ends a bucket of its line: the bucket may be whole now.
+        const size = db.messagePackSize;
+        if (row.status !== 'streaming' && (position.depth + 1) % size === 0)
+          schedulePacking(db, position.lineId, [position.depth + 1 - size]);
       }),
 
     get: (id) =>
@@ -219,17 +258,11 @@ export function createMessageStore(db: CarrelDb, clock: Clock): DexieMessageStor
 
     // One read-only transaction for the whole walk, so it sees one consistent tree.
     loadChain: (leafId) =>
-      guardStorage(db, async () =>
-        (await db.transaction('r', db.messages, () => loadChainRows(db, leafId))).rows.map(
-          fromMessageRow,
-        ),
-      ),
+      guardStorage(db, async () => (await readChain(db, leafId)).rows.map(fromMessageRow)),
 
     loadChainEnd: (leafId, maxLength) =>
       guardStorage(db, async () => {
-        const { rows, isComplete } = await db.transaction('r', db.messages, () =>
-          loadChainRows(db, leafId, maxLength),
-        );
+        const { rows, isComplete } = await readChain(db, leafId, maxLength);
         return { messages: rows.map(fromMessageRow), isComplete };
       }),
 
@@ -332,15 +365,21 @@ export function createMessageStore(db: CarrelDb, clock: Clock): DexieMessageStor
 
     loadVisibleChain: (sessionId: SessionId) =>
       guardStorage(db, async (): Promise<ChatMessageSimple[]> => {
-        const rows = await db.transaction('r', [db.sessions, db.messages], async () => {
-          const session = await db.sessions.get(sessionId);
-          if (session === undefined)
-            throw new StorageError('not_found', `Session ${sessionId} no longer exists.`);
-          return session.currentLeafId === null
-            ? []
-            : (await loadChainRows(db, session.currentLeafId)).rows;
-        });
-        return rows.map(fromMessageRow);
+        const walk = await db.transaction(
+          'r',
+          [db.sessions, db.messages, db.messagePacks],
+          async (tx) => {
+            const session = await db.sessions.get(sessionId);
+            if (session === undefined)
+              throw new StorageError('not_found', `Session ${sessionId} no longer exists.`);
+            return session.currentLeafId === null
+              ? undefined
+              : await loadChainRows(bindLineTables(tx, db.messagePackSize), session.currentLeafId);
+          },
+        );
+        if (walk === undefined) return [];
+        packAfterWalk(db, walk.unpacked);
+        return walk.rows.map(fromMessageRow);
       }),
   };
 }

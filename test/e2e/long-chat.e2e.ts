@@ -62,3 +62,55 @@ test('a 1,000-message chat opens at its newest message, renders only what is nea
   await expect(list.getByText('Answer number 999.')).toBeVisible();
   await page.screenshot({ path: 'test-results/screenshots/long-chat-light-wide.png' });
 });
+
+/** The app's message packs as raw IndexedDB holds them: each pack's start, and its rows' pins. */
+function readPacks(): Promise<{ start: number; pinned: string[] }[]> {
+  return new Promise((resolve, reject) => {
+    const request = indexedDB.open('carrel');
+    request.onerror = () => reject(request.error ?? new Error('open failed'));
+    request.onsuccess = () => {
+      const db = request.result;
+      const read = db.transaction('messagePacks').objectStore('messagePacks').getAll();
+      read.onerror = () => reject(read.error ?? new Error('read failed'));
+      read.onsuccess = () => {
+        db.close();
+        const packs = read.result as { start: number; rows: { id: string; isPinned: boolean }[] }[];
+        resolve(packs.map((pack) => ({ start: pack.start, pinned: pack.rows.filter((row) => row.isPinned).map((row) => row.id) })));
+      };
+    };
+  });
+}
+
+test('a long chat is packed as it is read, and a message pinned in a pack shows pinned after a reload', async ({ seed, page, chat, llm }) => {
+  test.setTimeout(90_000);
+  await seed.provider({ name: 'Mock', baseUrl: `${llm.url}/v1`, apiKey: 'sk-packs-e2e', model: 'gpt-4o-mini' }, { open: '/#/settings' });
+  await page.evaluate(seedSessionRows, { sessionId: SESSION_ID, title: 'A very long chat', texts: buildLongChatTexts(MESSAGE_COUNT) });
+  const firstQuestion = chat.userRows().filter({ hasText: 'Question number 0:' });
+  const openAtTop = async () => {
+    await page.goto(`/#/chat/${SESSION_ID}`);
+    await page.reload();
+    await expect(chat.messageList().getByText('Answer number 999.')).toBeVisible({ timeout: 30_000 });
+    await expect(async () => {
+      await chat.scrollToTop();
+      await expect(firstQuestion).toBeVisible({ timeout: 500 });
+    }).toPass({ timeout: 30_000 });
+  };
+  // Seeded as an import leaves a chat: no packs. Reading it to the top packs its whole buckets
+  // of 128 (depths 0–895), in the background.
+  expect(await page.evaluate(readPacks)).toEqual([]);
+  await openAtTop();
+  await expect.poll(async () => (await page.evaluate(readPacks)).map((pack) => pack.start)).toEqual([0, 128, 256, 384, 512, 640, 768]);
+
+  // Pinning the first question drops the pack that copied it, in the same transaction.
+  await chat.togglePin(firstQuestion);
+  await expect(firstQuestion).toHaveAttribute('data-pinned', 'true');
+  expect((await page.evaluate(readPacks)).map((pack) => pack.start)).not.toContain(0);
+
+  // The next read packs it again as it now is, and the one after reads it from that pack.
+  await openAtTop();
+  await expect(firstQuestion).toHaveAttribute('data-pinned', 'true');
+  await expect.poll(async () => (await page.evaluate(readPacks)).find((pack) => pack.start === 0)?.pinned).toEqual([`${SESSION_ID}-m0`]);
+  await openAtTop();
+  await expect(firstQuestion).toHaveAttribute('data-pinned', 'true');
+  await expect(chat.userRows().filter({ hasText: 'Question number 2:' })).toHaveAttribute('data-pinned', 'false');
+});

@@ -25,6 +25,7 @@ import {
   stampLocalChange,
 } from '../../core/sync/record-version';
 import { randomRevisionHash } from '../../core/sync/sync-crypto';
+import { namedKeys } from '../mutate-keys';
 import {
   isSyncedTable,
   SYNC_RECORDS_TABLE,
@@ -251,16 +252,6 @@ async function restoreRecords(
   if (previous.length > 0) writes.push(records.mutate({ type: 'put', trans, values: previous }));
   if (created.length > 0) writes.push(records.mutate({ type: 'delete', trans, keys: created }));
   for (const response of await Promise.all(writes)) assertWritten(response, 'sync records');
-}
-
-/** The keys a request names without reading anything (all but a range delete). */
-function namedKeys(table: DBCoreTable, req: DBCoreMutateRequest): unknown[] | undefined {
-  if (req.type === 'deleteRange') return undefined;
-  if (req.type === 'delete') return req.keys as unknown[];
-  const extract = table.schema.primaryKey.extractKey;
-  return (
-    (req.keys as unknown[] | undefined) ?? req.values.map((value): unknown => extract?.(value))
-  );
 }
 
 /** The keys a request touches and the rows they hold before it. */

@@ -8,7 +8,9 @@
  * from the text.
  *
  * Tables left out on purpose: `searchBlocks` and `searchSnapshots` are indexes derived from the
- * chunks (each device rebuilds them when a file's chunks change, synced or not); `imports` and `importUndo` are this
+ * chunks (each device rebuilds them when a file's chunks change, synced or not);
+ * `messagePacks` are copies of messages each device makes as it loads chats, dropped by any write
+ * to a message they copy, synced or not; `imports` and `importUndo` are this
  * device's journal of a backup import under way (what the import writes syncs as ordinary
  * changes once it commits, and an undo is recorded as the changes that put rows back);
  * `syncRecords`, `syncState` and `syncHistory` are sync's own bookkeeping.

@@ -1,4 +1,3 @@
-import type { DBCore, DBCoreTable } from 'dexie';
 import { describe, expect, it } from 'vitest';
 import { asMessageId } from '../../../src/core/model';
 import { CarrelDb } from '../../../src/storage/db';
@@ -13,6 +12,7 @@ import {
   createFrozenClock,
   createTestIndexedDb,
   openTestDb,
+  recordOperations,
 } from './storage-fixtures';
 
 async function openSessionWithStores() {
@@ -21,33 +21,6 @@ async function openSessionWithStores() {
   const sessions = createSessionStore(db, clock);
   await sessions.create(buildSession());
   return { db, sessions, messages: createMessageStore(db, clock) };
-}
-
-/** Records every low-level operation Dexie sends to IndexedDB, per table. */
-function recordOperations(db: CarrelDb): string[] {
-  const operations: string[] = [];
-  db.use({
-    stack: 'dbcore',
-    name: 'record-operations',
-    create: (down: DBCore): DBCore => ({
-      ...down,
-      table: (name: string): DBCoreTable => {
-        const table = down.table(name);
-        return {
-          ...table,
-          get: (request) => (operations.push(`${name}.get`), table.get(request)),
-          getMany: (request) => (operations.push(`${name}.getMany`), table.getMany(request)),
-          query: (request) => (operations.push(`${name}.query`), table.query(request)),
-          openCursor: (request) => (
-            operations.push(`${name}.openCursor`),
-            table.openCursor(request)
-          ),
-          count: (request) => (operations.push(`${name}.count`), table.count(request)),
-        };
-      },
-    }),
-  });
-  return operations;
 }
 
 describe('message tree', () => {

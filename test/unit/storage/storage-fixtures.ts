@@ -1,4 +1,5 @@
 /** Shared helpers for storage tests: a fresh isolated database, frozen time, sequential ids. */
+import type { DBCore, DBCoreTable } from 'dexie';
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import {
   asMessageId,
@@ -109,4 +110,34 @@ export function buildAssistantMessage(
     isExcluded: false,
     ...overrides,
   };
+}
+
+/**
+ * Records every low-level operation Dexie sends to IndexedDB, per table. Install it before the
+ * database opens: Dexie builds its middleware stack then.
+ */
+export function recordOperations(db: CarrelDb): string[] {
+  const operations: string[] = [];
+  db.use({
+    stack: 'dbcore',
+    name: 'record-operations',
+    create: (down: DBCore): DBCore => ({
+      ...down,
+      table: (name: string): DBCoreTable => {
+        const table = down.table(name);
+        return {
+          ...table,
+          get: (request) => (operations.push(`${name}.get`), table.get(request)),
+          getMany: (request) => (operations.push(`${name}.getMany`), table.getMany(request)),
+          query: (request) => (operations.push(`${name}.query`), table.query(request)),
+          openCursor: (request) => (
+            operations.push(`${name}.openCursor`),
+            table.openCursor(request)
+          ),
+          count: (request) => (operations.push(`${name}.count`), table.count(request)),
+        };
+      },
+    }),
+  });
+  return operations;
 }

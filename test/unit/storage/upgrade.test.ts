@@ -9,14 +9,24 @@ import {
   SCHEMA_V2,
   SCHEMA_V3,
   SCHEMA_V8,
+  SCHEMA_V12,
 } from '../../../src/storage/db';
+import { placeRows } from '../../../src/storage/message-lines';
+import { settlePacking } from '../../../src/storage/message-packs';
+import { toMessageRow } from '../../../src/storage/message-rows';
 import { createPromptStore } from '../../../src/storage/prompt.store';
 import { createProviderStore } from '../../../src/storage/provider.store';
 import { createFileStore } from '../../../src/storage/file.store';
 import { createMessageStore } from '../../../src/storage/message.store';
 import { createSessionStore } from '../../../src/storage/session.store';
 import { createSettingsStore } from '../../../src/storage/settings.store';
-import { buildUserMessage, createFrozenClock, createTestIndexedDb } from './storage-fixtures';
+import {
+  buildAssistantMessage,
+  buildSession,
+  buildUserMessage,
+  createFrozenClock,
+  createTestIndexedDb,
+} from './storage-fixtures';
 
 type FixtureTables = Record<string, Record<string, unknown>[]>;
 
@@ -34,7 +44,7 @@ function readFixture(name: string): FixtureTables {
   ).tables;
 }
 
-const SCHEMAS = { 1: SCHEMA_V1, 2: SCHEMA_V2, 3: SCHEMA_V3, 8: SCHEMA_V8 } as const;
+const SCHEMAS = { 1: SCHEMA_V1, 2: SCHEMA_V2, 3: SCHEMA_V3, 8: SCHEMA_V8, 12: SCHEMA_V12 } as const;
 type OldVersion = keyof typeof SCHEMAS;
 
 /** Writes the fixture with an earlier schema exactly as db.ts declares it. */
@@ -113,7 +123,9 @@ describe('schema upgrades', () => {
     });
     expect(await (await createFileStore(db).get(asFileId('f1')))?.blob.text()).toBe('likes hills');
     // The index of names by project covers the rows stored before it existed.
-    expect(await createFileStore(db).listNamesByProject(asProjectId('p1'))).toEqual([{ id: 'f1', name: 'notes.txt' }]);
+    expect(await createFileStore(db).listNamesByProject(asProjectId('p1'))).toEqual([
+      { id: 'f1', name: 'notes.txt' },
+    ]);
     expect(await createSettingsStore(db, clock).get('theme')).toBe('dark');
     expect(await db.usage.count()).toBe(0);
     db.close();
@@ -250,9 +262,48 @@ describe('schema upgrades', () => {
     expect(await createSettingsStore(db, createFrozenClock()).get('theme')).toBe('dark');
     const prompts = createPromptStore(db);
     expect(await prompts.list()).toEqual([]);
-    const prompt = { id: 'p1', title: 'Review', text: 'Review {{code}}', createdAt: 1, updatedAt: 1 };
+    const prompt = {
+      id: 'p1',
+      title: 'Review',
+      text: 'Review {{code}}',
+      createdAt: 1,
+      updatedAt: 1,
+    };
     await prompts.put(prompt);
     expect(await prompts.list()).toEqual([prompt]);
+    db.close();
+  });
+
+  it('upgrades a version 12 database: its chats load as before, and are packed as they are read', async () => {
+    const dexieOptions = createTestIndexedDb();
+    const ids = Array.from({ length: 10 }, (_, i) => `m${i}`);
+    const rows = placeRows(
+      [],
+      ids.map((id, i) => {
+        const parent = i === 0 ? null : `m${i - 1}`;
+        const build = i % 2 === 0 ? buildUserMessage : buildAssistantMessage;
+        return toMessageRow(build(id, parent, { createdAt: i, updatedAt: i }));
+      }),
+    );
+    await createOldDatabase(
+      12,
+      'upgrade-v12',
+      {
+        sessions: [{ ...buildSession({ currentLeafId: asMessageId('m9') }) }],
+        messages: rows.map((row) => ({ ...row })),
+      },
+      dexieOptions,
+    );
+
+    const db = await openCarrelDb('upgrade-v12', { dexie: dexieOptions, messagePackSize: 4 });
+    expect(db.verno).toBe(CURRENT_SCHEMA_VERSION);
+    expect(await db.messagePacks.count()).toBe(0);
+    const messages = createMessageStore(db, createFrozenClock());
+    const chain = await messages.loadVisibleChain(asSessionId('s1'));
+    expect(chain.map((m) => m.id)).toEqual(ids);
+    await settlePacking(db);
+    expect((await db.messagePacks.toArray()).map((pack) => pack.start)).toEqual([0, 4]);
+    expect(await messages.loadChain(asMessageId('m9'))).toEqual(chain);
     db.close();
   });
 });
