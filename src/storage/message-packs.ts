@@ -223,20 +223,48 @@ export async function settlePacking(db: object): Promise<void> {
     await Promise.all(jobs);
 }
 
-/** The keys of the packs that hold any of `rows` (rows before a write, or the rows written). */
-function packKeysOf(rows: readonly unknown[], size: number, into: Map<string, [string, number]>) {
-  for (const row of rows) {
-    const key = packKeyOf(row, size);
-    if (key !== undefined) into.set(`${key[1]}:${key[0]}`, key);
+type PackKey = [string, number];
+
+/**
+ * Per transaction, where each message read or written in it sits now: the key of the pack
+ * that would hold it, or null where there is no row (or it has no place). Only positions are
+ * kept, copied when read, so a caller changing a row it was given cannot change them.
+ */
+const positions = new WeakMap<object, Map<string, PackKey | null>>();
+
+function positionsOf(trans: object): Map<string, PackKey | null> {
+  let known = positions.get(trans);
+  if (known === undefined) {
+    known = new Map();
+    positions.set(trans, known);
   }
+  return known;
+}
+
+function recordRows(
+  trans: object,
+  keys: readonly unknown[],
+  rows: readonly unknown[],
+  size: number,
+) {
+  const known = positionsOf(trans);
+  keys.forEach((key, index) => {
+    if (typeof key === 'string') known.set(key, packKeyOf(rows[index], size) ?? null);
+  });
 }
 
 const ANY_RANGE = { type: 3 as DBCoreRangeType, lower: undefined, upper: undefined };
 
 /**
- * Drops the packs a write to `messages` touches, in the write's transaction: those of the rows
- * it replaces or deletes (read first) and those of the rows it writes. A range delete (clearing
- * the table) drops every pack.
+ * Drops, in the write's transaction, the packs holding the rows a write to `messages` replaces
+ * or deletes, where they sat before it. A pack covering the place a row is written to needs no
+ * drop: the rows it copies did not change, and the walk checks every parent link, so a row it
+ * does not hold only costs a keyed read. A range delete (clearing the table) drops every pack.
+ *
+ * Where a row sat is known without a read when the transaction read or wrote it already (the
+ * message store reads a message before saving it); the others are read in the same breath as
+ * the write: requests in one transaction run in the order they are made, so that read sees the
+ * rows as they were. Saving a new message thus costs nothing more, and updating one a delete.
  */
 async function mutateMessages(
   down: DBCore,
@@ -249,6 +277,7 @@ async function mutateMessages(
   if (trans.mode === 'versionchange') return table.mutate(req);
   const packs = down.table(MESSAGE_PACKS_TABLE);
   if (req.type === 'deleteRange') {
+    positions.delete(req.trans);
     const [response] = await Promise.all([
       table.mutate(req),
       packs.mutate({ type: 'deleteRange', trans: req.trans, range: ANY_RANGE }),
@@ -256,16 +285,24 @@ async function mutateMessages(
     return response;
   }
   const keys = namedKeys(table, req) ?? [];
-  const touched = new Map<string, [string, number]>();
-  if (req.type !== 'delete') packKeysOf(req.values, size, touched);
+  const known = positionsOf(req.trans);
   // An add replaces nothing; a put or delete may replace a row that a pack copies.
-  if (req.type !== 'add' && keys.length > 0)
-    packKeysOf(await table.getMany({ trans: req.trans, keys }), size, touched);
-  if (touched.size === 0) return table.mutate(req);
-  const [response] = await Promise.all([
+  const unknown =
+    req.type === 'add' ? [] : keys.filter((key) => typeof key !== 'string' || !known.has(key));
+  const stale = new Map<string, PackKey>();
+  const addStale = (key: PackKey | null | undefined) => {
+    if (key !== null && key !== undefined) stale.set(`${key[1]}:${key[0]}`, key);
+  };
+  if (req.type !== 'add')
+    for (const key of keys) if (typeof key === 'string') addStale(known.get(key));
+  const [rows, response] = await Promise.all([
+    unknown.length === 0 ? undefined : table.getMany({ trans: req.trans, keys: unknown }),
     table.mutate(req),
-    packs.mutate({ type: 'delete', trans: req.trans, keys: [...touched.values()] }),
   ]);
+  for (const row of rows ?? []) addStale(packKeyOf(row, size));
+  recordRows(req.trans, keys, req.type === 'delete' ? [] : req.values, size);
+  if (stale.size > 0)
+    await packs.mutate({ type: 'delete', trans: req.trans, keys: [...stale.values()] });
   return response;
 }
 
@@ -297,7 +334,20 @@ export function createMessagePacking(size: number): Middleware<DBCore> {
         table(name) {
           const table = down.table(name);
           if (name !== MESSAGES_TABLE) return table;
-          return { ...table, mutate: (req) => mutateMessages(down, table, req, size) };
+          return {
+            ...table,
+            get: async (req) => {
+              const row: unknown = await table.get(req);
+              recordRows(req.trans, [req.key], [row], size);
+              return row;
+            },
+            getMany: async (req) => {
+              const rows: unknown[] = await table.getMany(req);
+              recordRows(req.trans, req.keys, rows, size);
+              return rows;
+            },
+            mutate: (req) => mutateMessages(down, table, req, size),
+          };
         },
       };
     },

@@ -164,6 +164,50 @@ describe('message packs', () => {
     expect(chain[2]).toMatchObject({ id: 'm2', text: 'edited on another device' });
   });
 
+  it('drops the pack of a row an import moves under another parent', async () => {
+    const { db, messages } = await openChat();
+    await writeChain(messages, 8);
+    await settlePacking(db);
+    expect((await db.messagePacks.toArray()).map((pack) => pack.start)).toEqual([0, 4]);
+
+    // A newer m5 from a backup hangs under m1: it leaves depth 5 of the first line.
+    const moved = buildMessage('m5', 'm1', 5);
+    await db.transaction('rw', db.messages, async () => {
+      await db.messages.bulkPut(await placeImportedRows(db, [toMessageRow(moved)]));
+    });
+
+    expect((await db.messagePacks.toArray()).map((pack) => pack.start)).toEqual([0]);
+    expect(ids(await messages.loadChain(asMessageId('m7')))).toEqual([
+      'm0',
+      'm1',
+      'm5',
+      'm6',
+      'm7',
+    ]);
+  });
+
+  it('saves a new message with no read or write for packs, and an update with one delete', async () => {
+    let operations: string[] = [];
+    const { db, messages } = await openChat(PACK_SIZE, (db) => {
+      // Under every middleware of the app: what IndexedDB itself is asked.
+      operations = recordOperations(db, -3);
+    });
+    await writeChain(messages, 8);
+    await settlePacking(db);
+    const answer = buildAssistantMessage('m9', 'm8', { status: 'streaming', createdAt: 9 });
+    const forPacks = () =>
+      operations.filter((op) => op.startsWith('messagePacks.') || op === 'messages.getMany');
+
+    operations.length = 0;
+    await messages.put(buildMessage('m8', 'm7', 8));
+    await messages.put(answer);
+    expect(forPacks()).toEqual([]);
+
+    operations.length = 0;
+    await messages.put({ ...answer, steps: [{ text: 'More', textTokenCount: 1, toolCalls: [] }] });
+    expect(forPacks()).toEqual(['messagePacks.delete']);
+  });
+
   it('leaves a bucket unpacked while one of its answers is streaming', async () => {
     const { db, messages } = await openChat();
     await writeChain(messages, 3);

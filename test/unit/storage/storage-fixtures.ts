@@ -113,14 +113,17 @@ export function buildAssistantMessage(
 }
 
 /**
- * Records every low-level operation Dexie sends to IndexedDB, per table. Install it before the
- * database opens: Dexie builds its middleware stack then.
+ * Records every low-level operation Dexie sends to IndexedDB, per table (writes as
+ * `table.put`, `table.delete`…). Install it before the database opens: Dexie builds its
+ * middleware stack then. At the default level it sees what Dexie asks of the app's middlewares;
+ * below -2 it sees what they ask of IndexedDB in turn.
  */
-export function recordOperations(db: CarrelDb): string[] {
+export function recordOperations(db: CarrelDb, level = 0): string[] {
   const operations: string[] = [];
   db.use({
     stack: 'dbcore',
     name: 'record-operations',
+    level,
     create: (down: DBCore): DBCore => ({
       ...down,
       table: (name: string): DBCoreTable => {
@@ -135,6 +138,7 @@ export function recordOperations(db: CarrelDb): string[] {
             table.openCursor(request)
           ),
           count: (request) => (operations.push(`${name}.count`), table.count(request)),
+          mutate: (request) => (operations.push(`${name}.${request.type}`), table.mutate(request)),
         };
       },
     }),
