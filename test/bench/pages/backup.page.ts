@@ -213,9 +213,11 @@ async function seed(name: string, targetBytes: number): Promise<SeedFigures> {
         chunks.push(...built.chunks);
         batchBytes += built.bytes;
       }
-      // As the app writes them: each file's text in its own row, and the search block row its
-      // chunks' writer moves on, so the backup carries the texts and the counts compare.
-      await db.transaction('rw', [db.files, db.fileTexts, db.chunks, db.searchBlocks], async () => {
+      // As the app writes them: each file's text in its own row, and the search block row (and
+      // the project's snapshot) its chunks' writer moves on, so the backup carries the texts and
+      // the counts compare.
+      const written = [db.files, db.fileTexts, db.chunks, db.searchBlocks, db.searchSnapshots];
+      await db.transaction('rw', written, async () => {
         await putFiles(
           db,
           files.map((file) => fromFileRow(file)),
