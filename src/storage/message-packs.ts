@@ -32,7 +32,8 @@ export const MESSAGES_TABLE = 'messages';
 export const MESSAGE_PACKS_TABLE = 'messagePacks';
 
 /**
- * Messages per pack: a pack of the storage bench's messages is about 110 KB. Chromium read
+ * Messages per pack: a pack of the storage bench's messages is about 110 KB. Packs are found by
+ * their first depth, so a change of this size needs a schema version that clears the packs. Chromium read
  * 10,000 of them in about 100 ms as single rows, 55–60 ms in rows of 25 or 64, and 25–30 ms in
  * rows of 128, 256 or 1,000 (a getAll alone, before the messages are checked).
  */
@@ -132,8 +133,15 @@ export async function readLine(
   if (to <= from) return [];
   const first = bucketOf(from, size);
   const last = bucketOf(to - 1, size);
+  // The last bucket is always read by range: the walk entered the line in it, so it is rarely
+  // whole, and a range read of its part costs less than its whole pack.
   const [stored, tail] = await Promise.all([
-    db.messagePacks.where(':id').between([lineId, first], [lineId, last], true, true).toArray(),
+    first === last
+      ? []
+      : db.messagePacks
+          .where(':id')
+          .between([lineId, first], [lineId, last], true, false)
+          .toArray(),
     readRows(db, lineId, Math.max(from, last), to),
   ]);
   const packs = new Map<number, MessageRow[]>();
@@ -167,9 +175,9 @@ export async function readLine(
   for (const run of runs)
     for (let bucket = run.from; bucket < run.to; bucket += size)
       if (bucket >= from) unpacked.push(bucket);
-  // The last bucket's rows always come from the range read. It is worth packing when whole,
-  // counting the row at `to`, which the walk entered the line by (packing checks it is there).
-  if (last >= from && last + size <= to + 1 && !packs.has(last)) unpacked.push(last);
+  // The last bucket is worth packing when whole, counting the row at `to`, which the walk
+  // entered the line by (packing checks it is there, and that no pack holds it yet).
+  if (last >= from && last + size <= to + 1) unpacked.push(last);
   return rows;
 }
 
@@ -195,10 +203,16 @@ export function schedulePacking(db: PackDb, lineId: string, starts: readonly num
       const batch = fresh.slice(at, at + BUCKETS_PER_PACKING);
       try {
         await db.transaction('rw', [db.messages, db.messagePacks], async () => {
+          // A pack that is stored is current (writes drop theirs): only missing ones are made.
+          const present = await db.messagePacks
+            .where(':id')
+            .anyOf(batch.map((start): [string, number] => [lineId, start]))
+            .primaryKeys();
+          const missing = batch.filter((start) => !present.some(([, stored]) => stored === start));
           const read = await Promise.all(
-            batch.map((start) => readRows(db, lineId, start, start + size)),
+            missing.map((start) => readRows(db, lineId, start, start + size)),
           );
-          const packs = batch.flatMap((start, index): MessagePackRow[] => {
+          const packs = missing.flatMap((start, index): MessagePackRow[] => {
             const rows = read[index] as MessageRow[];
             return isPackable(rows, lineId, start, size) ? [{ lineId, start, rows }] : [];
           });

@@ -104,6 +104,29 @@ describe('message packs', () => {
     expect(operations.sort()).toEqual(['messagePacks.query', 'messages.get', 'messages.query']);
   });
 
+  it('does not pack again the bucket a chain ends with when its pack is stored', async () => {
+    let operations: string[] = [];
+    const { db, messages } = await openChat(PACK_SIZE, (db) => {
+      operations = recordOperations(db, -3);
+    });
+    await writeChain(messages, 8);
+    await settlePacking(db);
+    expect((await db.messagePacks.toArray()).map((pack) => pack.start)).toEqual([0, 4]);
+    operations.length = 0;
+
+    // m7 ends the second bucket: the load reads its rows by range, and finds its pack stored.
+    expect(ids(await messages.loadChain(asMessageId('m7')))).toHaveLength(8);
+    await settlePacking(db);
+
+    expect(operations.filter((op) => !op.startsWith('syncState.'))).toEqual([
+      'messages.get',
+      'messagePacks.query',
+      'messages.query',
+      // Packing asks which of its buckets have a pack, by key: no row is read or written.
+      'messagePacks.openCursor',
+    ]);
+  });
+
   it('never serves a message older than the one stored, whoever wrote it', async () => {
     const { db, messages } = await openChat();
     await writeChain(messages, 12);
