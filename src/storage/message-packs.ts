@@ -133,15 +133,19 @@ export async function readLine(
   if (to <= from) return [];
   const first = bucketOf(from, size);
   const last = bucketOf(to - 1, size);
+  // The last bucket is worth packing when whole, counting the row at `to`, which the walk
+  // entered the line by (packing checks it is there, and that no pack holds it yet).
+  const isLastWhole = last >= from && last + size <= to + 1;
+  if (to - from <= size) {
+    // A pack's worth of rows or fewer (the end of a chain, for its first screen): one range
+    // read costs less than a pack read beside it, which would bring rows not asked for.
+    if (isLastWhole) unpacked.push(last);
+    return readRows(db, lineId, from, to);
+  }
   // The last bucket is always read by range: the walk entered the line in it, so it is rarely
   // whole, and a range read of its part costs less than its whole pack.
   const [stored, tail] = await Promise.all([
-    first === last
-      ? []
-      : db.messagePacks
-          .where(':id')
-          .between([lineId, first], [lineId, last], true, false)
-          .toArray(),
+    db.messagePacks.where(':id').between([lineId, first], [lineId, last], true, false).toArray(),
     readRows(db, lineId, Math.max(from, last), to),
   ]);
   const packs = new Map<number, MessageRow[]>();
@@ -175,9 +179,7 @@ export async function readLine(
   for (const run of runs)
     for (let bucket = run.from; bucket < run.to; bucket += size)
       if (bucket >= from) unpacked.push(bucket);
-  // The last bucket is worth packing when whole, counting the row at `to`, which the walk
-  // entered the line by (packing checks it is there, and that no pack holds it yet).
-  if (last >= from && last + size <= to + 1) unpacked.push(last);
+  if (isLastWhole) unpacked.push(last);
   return rows;
 }
 

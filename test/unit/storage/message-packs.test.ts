@@ -102,6 +102,12 @@ describe('message packs', () => {
     await messages.loadChain(asMessageId('m10'));
 
     expect(operations.sort()).toEqual(['messagePacks.query', 'messages.get', 'messages.query']);
+
+    // The end of a chain no longer than a pack is one range read, packs or not.
+    operations.length = 0;
+    const end = await messages.loadChainEnd(asMessageId('m10'), 5);
+    expect(ids(end.messages)).toEqual(['m6', 'm7', 'm8', 'm9', 'm10']);
+    expect(operations).toEqual(['messages.get', 'messages.query']);
   });
 
   it('does not pack again the bucket a chain ends with when its pack is stored', async () => {
