@@ -444,10 +444,10 @@ export class CarrelDb extends Dexie {
     this.version(11).stores(SCHEMA_V11);
     this.version(12).stores(SCHEMA_V12);
     this.version(13).stores(SCHEMA_V13);
-    this.use(createChangeTracking(now));
-    this.use(createMessagePacking(messagePackSize));
     this.syncClock = now;
     this.messagePackSize = messagePackSize;
+    this.use(createChangeTracking(now));
+    this.use(createMessagePacking(this));
   }
 }
 

@@ -8,10 +8,10 @@
  * pack holds the rows at depths [start, start + size) of one line (`message-lines.ts`), whole,
  * none of them streaming, exactly as they were stored when it was made. Any write that touches
  * one of those rows, from any code, drops the pack in the same transaction (the middleware
- * below), so a pack is never older than the rows it copies. Packs are made after a chain load
- * that read whole buckets row by row, in small transactions of their own that read the rows
- * again, so they are current when they are written, and when a settled message that ends a
- * bucket is saved.
+ * below), so a pack is never older than the rows it copies. Packs are made in small
+ * transactions of their own that read the rows again, so they are current when written: once a
+ * transaction that wrote a settled message ending a bucket commits (the store's saves, imports,
+ * sync), and after a chain load that read whole buckets row by row (chats from before packs).
  */
 import type {
   DBCore,
@@ -54,7 +54,7 @@ interface PackTables {
   messagePacks: Table<MessagePackRow, [string, number]>;
 }
 
-type PackDb = Dexie & PackTables & { readonly messagePackSize: number };
+export type PackDb = Dexie & PackTables & { readonly messagePackSize: number };
 
 /**
  * The tables a chain walk reads, bound to its transaction: every read joins that transaction
@@ -282,12 +282,46 @@ const ANY_RANGE = { type: 3 as DBCoreRangeType, lower: undefined, upper: undefin
  * the write: requests in one transaction run in the order they are made, so that read sees the
  * rows as they were. Saving a new message thus costs nothing more, and updating one a delete.
  */
+/** Per transaction: the buckets that settled messages it wrote end, packed once it commits. */
+const endedBuckets = new WeakMap<object, Map<string, PackKey>>();
+
+/**
+ * Notes the buckets that the settled messages among `values` end (the message at a bucket's
+ * last depth): the bucket may be whole now, so it is packed when the transaction commits. So
+ * chats saved by the store, imported or synced are packed as they are written.
+ */
+function noteEndedBuckets(db: PackDb, trans: object, values: readonly unknown[]): void {
+  const size = db.messagePackSize;
+  for (const value of values) {
+    if (typeof value !== 'object' || value === null) continue;
+    const position = readPosition(value);
+    const { status } = value as { status?: unknown };
+    if (position === undefined || status === 'streaming' || (position.depth + 1) % size !== 0)
+      continue;
+    let ended = endedBuckets.get(trans);
+    if (ended === undefined) {
+      const buckets = new Map<string, PackKey>();
+      ended = buckets;
+      endedBuckets.set(trans, buckets);
+      (trans as Partial<EventTarget>).addEventListener?.('complete', () => {
+        const byLine = new Map<string, number[]>();
+        for (const [lineId, start] of buckets.values())
+          byLine.set(lineId, [...(byLine.get(lineId) ?? []), start]);
+        for (const [lineId, starts] of byLine) schedulePacking(db, lineId, starts);
+      });
+    }
+    const start = position.depth + 1 - size;
+    ended.set(`${start}:${position.lineId}`, [position.lineId, start]);
+  }
+}
+
 async function mutateMessages(
+  db: PackDb,
   down: DBCore,
   table: DBCoreTable,
   req: DBCoreMutateRequest,
-  size: number,
 ): Promise<DBCoreMutateResponse> {
+  const size = db.messagePackSize;
   const trans = req.trans as { mode?: string };
   // Schema upgrades run before the packs table exists, or rewrite rows packs never copied.
   if (trans.mode === 'versionchange') return table.mutate(req);
@@ -317,16 +351,19 @@ async function mutateMessages(
   ]);
   for (const row of rows ?? []) addStale(packKeyOf(row, size));
   recordRows(req.trans, keys, req.type === 'delete' ? [] : req.values, size);
+  if (req.type !== 'delete') noteEndedBuckets(db, req.trans, req.values);
   if (stale.size > 0)
     await packs.mutate({ type: 'delete', trans: req.trans, keys: [...stale.values()] });
   return response;
 }
 
 /**
- * The middleware: every read-write transaction on `messages` also opens `messagePacks`, and every
- * write to `messages` drops the packs it makes stale.
+ * The middleware: every read-write transaction on `messages` also opens `messagePacks`, every
+ * write to `messages` drops the packs it makes stale, and a settled message that ends a bucket
+ * has it packed once written.
  */
-export function createMessagePacking(size: number): Middleware<DBCore> {
+export function createMessagePacking(db: PackDb): Middleware<DBCore> {
+  const size = db.messagePackSize;
   return {
     stack: 'dbcore',
     name: 'carrel-message-packs',
@@ -362,7 +399,7 @@ export function createMessagePacking(size: number): Middleware<DBCore> {
               recordRows(req.trans, req.keys, rows, size);
               return rows;
             },
-            mutate: (req) => mutateMessages(down, table, req, size),
+            mutate: (req) => mutateMessages(db, down, table, req),
           };
         },
       };

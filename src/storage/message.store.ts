@@ -214,7 +214,7 @@ export function createMessageStore(db: CarrelDb, clock: Clock): DexieMessageStor
         const row = toMessageRow(
           parseStored(chatMessageSimpleSchema, message, `Message ${message.id}`),
         );
-        const position = await db.transaction('rw', [db.messages, db.sessions], async () => {
+        await db.transaction('rw', [db.messages, db.sessions], async () => {
           // Reads that do not depend on each other go out together, and so do the two writes:
           // each wait is a round trip to IndexedDB, and sync's change tracking adds to each write.
           const [session, stored, parentRow] = await Promise.all([
@@ -242,12 +242,7 @@ export function createMessageStore(db: CarrelDb, clock: Clock): DexieMessageStor
               updatedAt: clock.now(),
             }),
           ]);
-          return position;
         });
-        // A settled message that ends a bucket of its line: the bucket may be whole now.
-        const size = db.messagePackSize;
-        if (row.status !== 'streaming' && (position.depth + 1) % size === 0)
-          schedulePacking(db, position.lineId, [position.depth + 1 - size]);
       }),
 
     get: (id) =>

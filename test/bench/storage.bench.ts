@@ -49,7 +49,7 @@ async function main(): Promise<void> {
       ratioLabel: '× (bulk ÷ put)',
     });
     section.figures.push({
-      name: `loadChain of a ${count}-message chain, its first load (no packs yet)`,
+      name: `loadChain of a ${count}-message chain without packs (its first load after the upgrade to packs)`,
       unit: 'ms',
       spread: figures.firstChainLoad,
       baseline: {
@@ -149,7 +149,7 @@ async function main(): Promise<void> {
     },
   );
   section.notes.push(
-    'loadChain walks up the chain one line at a time (src/storage/message-lines.ts): a keyed read where the walk enters a line, then the rest of the line. A first load reads that rest with one [lineId+depth] range read, so a straight 10,000-message chain is two reads; it then packs the line in the background (src/storage/message-packs.ts): each 128 settled messages copied into one row, dropped by any write to one of them. Every later load reads the packs and one range read for the messages after the last whole pack. The baseline reads the same rows through the sessionId index; the rest of loadChain is fromMessageRow, measured on its own. First loads are of chains written in bulk (the same rows), one each, deleted after.',
+    'loadChain walks up the chain one line at a time (src/storage/message-lines.ts): a keyed read where the walk enters a line, then the rest of the line. A first load reads that rest with one [lineId+depth] range read, so a straight 10,000-message chain is two reads; it then packs the line in the background (src/storage/message-packs.ts): each 128 settled messages copied into one row, dropped by any write to one of them. Chats written since (by the store, an import or sync) are packed as they are written: a settled message that ends a bucket packs it once its transaction commits. Every later load reads the packs and one range read for the messages after the last whole pack. The baseline reads the same rows through the sessionId index; the rest of loadChain is fromMessageRow, measured on its own. Loads without packs are of chains written in bulk (the same rows) with their packs taken out, one each, deleted after.',
     'Before schema version 3 (run of 2026-11-21): loadChain 5,690 ms, one get per message; the indexed read 514 ms. Version 3 also dropped the copy of each answer’s text that assistant rows kept, which roughly halved the bytes a chain load reads.',
     `Answer writes: one real turn through the agent host (real LLM client, timer scheduler, stores on fake-indexeddb in Node) against the mock LLM server at ${STREAM_DELTAS_PER_SECOND} deltas/s. "While streaming" counts the first save of the empty answer and every checkpoint; the final save follows the last checkpoint by less than a second by design (the trailing write).`,
   );

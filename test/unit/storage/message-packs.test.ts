@@ -43,12 +43,19 @@ async function writeChain(messages: ReturnType<typeof createMessageStore>, count
     await messages.put(buildMessage(`m${i}`, i === 0 ? null : `m${i - 1}`, i));
 }
 
-/** The same chain written around the store, as an import or an older version leaves it. */
+/** The same chain written around the store in one batch, as an import writes it. */
 async function writeChainInBulk(db: CarrelDb, count: number) {
   const rows = Array.from({ length: count }, (_, i) =>
     toMessageRow(buildMessage(`m${i}`, i === 0 ? null : `m${i - 1}`, i)),
   );
   await db.messages.bulkAdd(placeRows([], rows));
+}
+
+/** A chain as a database from before packs holds it: rows, and no pack. */
+async function writeChainUnpacked(db: CarrelDb, count: number) {
+  await writeChainInBulk(db, count);
+  await settlePacking(db);
+  await db.messagePacks.clear();
 }
 
 const ids = (chain: readonly ChatMessageSimple[]) => chain.map((message) => message.id);
@@ -69,9 +76,19 @@ describe('message packs', () => {
     expect((await db.messagePacks.toArray()).map((pack) => pack.start)).toEqual([0, 4]);
   });
 
-  it('packs the whole buckets a chain load read, and later loads read those packs', async () => {
+  it('packs the buckets a batch of messages ends, once the batch is written', async () => {
     const { db, messages } = await openChat();
     await writeChainInBulk(db, 11);
+    await settlePacking(db);
+    expect((await db.messagePacks.toArray()).map((pack) => pack.start)).toEqual([0, 4]);
+    expect(ids(await messages.loadChain(asMessageId('m10')))).toEqual(
+      Array.from({ length: 11 }, (_, i) => `m${i}`),
+    );
+  });
+
+  it('packs the whole buckets a chain load read, and later loads read those packs', async () => {
+    const { db, messages } = await openChat();
+    await writeChainUnpacked(db, 11);
     expect(await db.messagePacks.count()).toBe(0);
 
     const first = await messages.loadChain(asMessageId('m10'));

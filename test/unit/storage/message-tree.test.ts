@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { asMessageId } from '../../../src/core/model';
 import { CarrelDb } from '../../../src/storage/db';
 import { placeRows } from '../../../src/storage/message-lines';
+import { settlePacking } from '../../../src/storage/message-packs';
 import { toMessageRow } from '../../../src/storage/message-rows';
 import { createMessageStore } from '../../../src/storage/message.store';
 import { createSessionStore } from '../../../src/storage/session.store';
@@ -42,6 +43,8 @@ describe('message tree', () => {
       );
     }
     await db.messages.bulkAdd(placeRows([], rows));
+    // The packing those writes start is not part of the walk.
+    await settlePacking(db);
     const messages = createMessageStore(db, clock);
     operations.length = 0;
 
