@@ -40,11 +40,12 @@ test.describe('project files', () => {
     await page.getByLabel('Allow downloading model files').uncheck();
     const project = new ProjectPage(page);
     await project.create('Odd files');
-    // Chosen from disk, as a person picks them: the 4 MB file is not sent over the protocol.
+    // Chosen from disk, as a person picks them: the 16 MB file is not sent over the protocol. It
+    // is large enough to be still in reading, on a fast machine too, when Cancel is clicked.
     const folder = test.info().outputPath('odd-files');
     await mkdir(folder, { recursive: true });
     const files: Array<[string, Buffer]> = [
-      ['large.csv', buildLargeCsv(4)],
+      ['large.csv', buildLargeCsv(16)],
       ['coffee.md', readFileSync(COFFEE)],
       ['empty.txt', Buffer.alloc(0)],
       ['notepad.txt', encodeUtf16Le('Grüße aus Köln: the kettle is on.\r\n')],
