@@ -386,8 +386,26 @@ test.describe('installable app', () => {
       model: 'gpt-4o-mini',
     });
     await waitForServiceWorker(page);
+    // The app registers its worker on every load. The "deploy" below must come after that, or
+    // the app's own registration of `/sw.js` lands after it and counts as yet another version.
+    await page.addInitScript(() => {
+      const container = navigator.serviceWorker;
+      const register = container.register.bind(container);
+      (window as unknown as { carrelRegistered?: Promise<unknown> }).carrelRegistered = new Promise(
+        (registered) => {
+          container.register = (...args) => {
+            const registering = register(...args);
+            registering.then(registered, registered);
+            return registering;
+          };
+        },
+      );
+    });
     // A returning visit: the page starts under the installed worker, as after any deploy.
     await page.reload();
+    await page.evaluate(
+      () => (window as unknown as { carrelRegistered?: Promise<unknown> }).carrelRegistered,
+    );
     // The page's clock goes on at its own pace, but can skip ahead (below: the deferred update's
     // checks for the end of the answer).
     await page.clock.install();
