@@ -28,8 +28,8 @@ import { readPosition } from './message-lines';
 import { namedKeys } from './mutate-keys';
 import type { MessageRow } from './message-row';
 
-export const MESSAGES_TABLE = 'messages';
-export const MESSAGE_PACKS_TABLE = 'messagePacks';
+const MESSAGES_TABLE = 'messages';
+const MESSAGE_PACKS_TABLE = 'messagePacks';
 
 /**
  * Messages per pack: a pack of the storage bench's messages is about 110 KB. Packs are found by
@@ -54,7 +54,7 @@ interface PackTables {
   messagePacks: Table<MessagePackRow, [string, number]>;
 }
 
-export type PackDb = Dexie & PackTables & { readonly messagePackSize: number };
+type PackDb = Dexie & PackTables & { readonly messagePackSize: number };
 
 /**
  * The tables a chain walk reads, bound to its transaction: every read joins that transaction
