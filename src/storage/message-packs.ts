@@ -72,6 +72,11 @@ export function bindLineTables(tx: Transaction, packSize: number): LineTables {
   };
 }
 
+/** A bucket's name in the sets and maps that gather buckets: unique per line and start. */
+function bucketName(lineId: string, start: number): string {
+  return `${start}:${lineId}`;
+}
+
 function bucketOf(depth: number, size: number): number {
   return depth - (depth % size);
 }
@@ -197,9 +202,9 @@ export function schedulePacking(db: PackDb, lineId: string, starts: readonly num
   const size = db.messagePackSize;
   const taken = queued.get(db) ?? new Set<string>();
   queued.set(db, taken);
-  const fresh = starts.filter((start) => !taken.has(`${start}:${lineId}`));
+  const fresh = starts.filter((start) => !taken.has(bucketName(lineId, start)));
   if (fresh.length === 0) return;
-  for (const start of fresh) taken.add(`${start}:${lineId}`);
+  for (const start of fresh) taken.add(bucketName(lineId, start));
   const job = (async () => {
     for (let at = 0; at < fresh.length; at += BUCKETS_PER_PACKING) {
       const batch = fresh.slice(at, at + BUCKETS_PER_PACKING);
@@ -223,7 +228,7 @@ export function schedulePacking(db: PackDb, lineId: string, starts: readonly num
       } catch {
         // A pack is only a faster copy: without it, the rows are read one by one.
       } finally {
-        for (const start of batch) taken.delete(`${start}:${lineId}`);
+        for (const start of batch) taken.delete(bucketName(lineId, start));
       }
     }
   })();
@@ -271,17 +276,6 @@ function recordRows(
 
 const ANY_RANGE = { type: 3 as DBCoreRangeType, lower: undefined, upper: undefined };
 
-/**
- * Drops, in the write's transaction, the packs holding the rows a write to `messages` replaces
- * or deletes, where they sat before it. A pack covering the place a row is written to needs no
- * drop: the rows it copies did not change, and the walk checks every parent link, so a row it
- * does not hold only costs a keyed read. A range delete (clearing the table) drops every pack.
- *
- * Where a row sat is known without a read when the transaction read or wrote it already (the
- * message store reads a message before saving it); the others are read in the same breath as
- * the write: requests in one transaction run in the order they are made, so that read sees the
- * rows as they were. Saving a new message thus costs nothing more, and updating one a delete.
- */
 /** Per transaction: the buckets that settled messages it wrote end, packed once it commits. */
 const endedBuckets = new WeakMap<object, Map<string, PackKey>>();
 
@@ -311,10 +305,21 @@ function noteEndedBuckets(db: PackDb, trans: object, values: readonly unknown[])
       });
     }
     const start = position.depth + 1 - size;
-    ended.set(`${start}:${position.lineId}`, [position.lineId, start]);
+    ended.set(bucketName(position.lineId, start), [position.lineId, start]);
   }
 }
 
+/**
+ * Drops, in the write's transaction, the packs holding the rows a write to `messages` replaces
+ * or deletes, where they sat before it. A pack covering the place a row is written to needs no
+ * drop: the rows it copies did not change, and the walk checks every parent link, so a row it
+ * does not hold only costs a keyed read. A range delete (clearing the table) drops every pack.
+ *
+ * Where a row sat is known without a read when the transaction read or wrote it already (the
+ * message store reads a message before saving it); the others are read in the same breath as
+ * the write: requests in one transaction run in the order they are made, so that read sees the
+ * rows as they were. Saving a new message thus costs nothing more, and updating one a delete.
+ */
 async function mutateMessages(
   db: PackDb,
   down: DBCore,
@@ -341,7 +346,7 @@ async function mutateMessages(
     req.type === 'add' ? [] : keys.filter((key) => typeof key !== 'string' || !known.has(key));
   const stale = new Map<string, PackKey>();
   const addStale = (key: PackKey | null | undefined) => {
-    if (key !== null && key !== undefined) stale.set(`${key[1]}:${key[0]}`, key);
+    if (key !== null && key !== undefined) stale.set(bucketName(key[0], key[1]), key);
   };
   if (req.type !== 'add')
     for (const key of keys) if (typeof key === 'string') addStale(known.get(key));
